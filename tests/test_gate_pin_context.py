@@ -104,3 +104,12 @@ def test_reading_is_bounded_and_linear(monkeypatch):
     v = summarize("host1 pins lodash@4.17.2\nhost1 pins lodash@4.17.2\n", src)
     find(v, "I1", key="lodash", evidence__change="pinned_elsewhere", evidence__word="host1")
     assert len(calls) == n + 2  # each source occurrence once, then each of the two summary pins
+
+
+@pytest.mark.parametrize("sign", ["==", "~=", ">=", "<=", "!=", ">", "<"])
+def test_a_pin_of_every_comparison_is_asked(sign):
+    # the rule reads only a block that may hold a pin (_may_hold_pin, its bytes asked first):
+    # a comparison of two-part versions was never asked but for == (red team 127, F07)
+    source = f"requests{sign}2.31 in prod and requests{sign}2.30 in dev"
+    find(summarize(f"requests{sign}2.30 in prod", source), "I1", block="s")
+    assert_accepted(summarize(f"requests{sign}2.31 in prod", source))

@@ -4288,14 +4288,15 @@ class _Check:
         post_blocks = self.post.blocks
         post_facts = self.post_facts
         gate = self.gate
-        # (no pin without an @ or ==, nor a version written after a name and a blank: three
-        # searches of the derived blocks' bytes joined, most edits' none, then of each block)
+        # (no pin without an @ or a comparison's sign (==, ~=, >=, <=, !=), nor a version written
+        # after a name and a blank: the derived blocks' bytes joined asked first, most edits'
+        # none, then each block; red team 127, F07: ~= >= <= != were never asked)
         derived = [j for j in set(self.changed + self.restated) if post_blocks[j].derived]
         datas = [post_facts[j].table.data for j in derived]
         joined = b"\n".join(datas)
-        if not (b"@"[0] in joined or joined.find(b"==") >= 0 or _PROSE_PIN_HINT.search(joined)):
+        if not _may_hold_pin(joined):
             return
-        asked = [j for j, d in zip(derived, datas) if b"@"[0] in d or b"==" in d or _PROSE_PIN_HINT.search(d)]
+        asked = [j for j, d in zip(derived, datas) if _may_hold_pin(d)]
         if not asked:
             return
         reported = {(v.block, v.value) for v in self.violations if v.invariant == "I1"}
@@ -14941,6 +14942,15 @@ def _pins_paired(table: FactTable, rows: list[int], owned: set[bytes]) -> dict[i
 # (led by a literal '.', which the engine scans for: 1/6 of the cost of a class-led hint on the
 # summarize benchmark's derived blocks)
 _PROSE_PIN_HINT = re.compile(rb"\.[0-9]+\.[0-9]")
+
+
+def _may_hold_pin(data: bytes) -> bool:
+    """Might ``data`` hold a pin (:meth:`_Check._check_pins_in_context`, :func:`_is_pin_row`): an
+    ``@``, a ``<``, ``>`` or ``^``, an ``=`` after ``=``, ``~`` or ``!``, or a version after a
+    blank (memchr first: the pairs only in a text with their bytes)."""
+    return (b"@"[0] in data or b"<"[0] in data or b">"[0] in data or b"^"[0] in data or data.find(b"==") >= 0
+            or (b"~"[0] in data and data.find(b"~=") >= 0) or (b"!"[0] in data and data.find(b"!=") >= 0)
+            or _PROSE_PIN_HINT.search(data) is not None)
 _PROSE_PIN = re.compile(rb"(?<![A-Za-z0-9_.@/\-])[A-Za-z](?:[A-Za-z0-9_.\-]*[A-Za-z0-9])?([ \t])(?=v?[0-9]+\.[0-9]+\.[0-9])")
 
 
