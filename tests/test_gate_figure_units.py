@@ -1723,3 +1723,19 @@ def test_a_tail_with_no_break_blanks_reads_as_decoded():
     # (a tail cut inside a blank's bytes is read to the blank's end)
     text = ("5" + "\u202f" * 40 + "ms").encode()
     assert _unit_at(text, 1) == _unit_at(("5" + " " * 40 + "ms").encode(), 1)
+
+
+@pytest.mark.parametrize("source, text", [
+    ("Memory: 2 (min) / 4 (max) GB per pod.\n", "Memory: 2 GB minimum, 4 GB maximum per pod.\n"),
+    ("Latency: 12 (min) / 40 (avg) / 95 (max) ms.\n", "Latency is 12 ms at least and 95 ms at most.\n"),
+])
+def test_a_bare_min_in_round_brackets_is_a_minimum_as_often_as_minutes(source, text):
+    # red team 127, F02: the round-bracket labels of red team 126 F08 read "(min)" as minutes,
+    # and a table's minimum restated in its own unit was refused; a bare "(min)" is no label
+    assert_accepted(_summarize(source, text))
+    assert_accepted(_rewrite(source, source.replace(" / ", " | ")))
+
+
+def test_a_min_after_in_is_still_a_label_of_minutes():
+    find(_summarize("Backoff: 5 (in min) between tries.\n", "Backoff: 5 s between tries.\n"), "I1")
+    assert_accepted(_summarize("Backoff: 5 (in min) between tries.\n", "Backoff: 5 minutes between tries.\n"))

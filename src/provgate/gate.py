@@ -15103,7 +15103,9 @@ _FOOTNOTE = (rb"\[(?:\^[0-9A-Za-z]{1,8}|[0-9]{1,3}|[ace-gi-ln-rt-zAC-Z]|(?=[A-Za
 # or more: "(b)" and "(s)" are list marks as often) gives the figure that unit; an aside of words
 # whose first word spells no unit ("5 (see below) minutes", as "5 [see note] minutes") is passed
 # over to the unit after it; any other ("3 (over two hours) jobs", "5 (p99, in ms)") is no unit,
-# as before. The label is tried first: "(in ms)" is no aside
+# as before. The label is tried first: "(in ms)" is no aside. A bare "(min)" is no label: beside
+# "(max)" and "(avg)" it is a minimum as often as minutes (red team 127, F02: "2 (min) / 4 (max) GB"
+# summarized "2 GB minimum" was refused), so it is no unit, as before the labels; "(in min)" is one
 _ROUND_ASIDE = (rb"\((?=[A-Za-z][A-Za-z \t.,:'\-]{1,79}\))(?!(?i:"
                 + b"|".join(re.escape(spelling) for spelling in sorted(_UNITS, key=len, reverse=True)
                             if spelling.isalpha())
@@ -15112,7 +15114,7 @@ _ROUND_ASIDE = (rb"\((?=[A-Za-z][A-Za-z \t.,:'\-]{1,79}\))(?!(?i:"
 _UNIT_ALPHA_SPELLINGS = b"|".join(re.escape(spelling) for spelling in sorted(_UNITS, key=len, reverse=True)
                                   if spelling.isalpha())
 _ROUND_LABEL = (rb"[ \t]{0,2}\([ \t]*(?:(?i:in|units?|measured[ \t]+in|all[ \t]+in|values[ \t]+in)"
-                rb"(?:[ \t]*:[ \t]*|[ \t]+)|(?=%|[^ \t)]{2}))(?=(?:(?i:" + _UNIT_ALPHA_SPELLINGS + rb")(?![0-9A-Za-z_])"
+                rb"(?:[ \t]*:[ \t]*|[ \t]+)|(?!(?i:min)[ \t]*\))(?=%|[^ \t)]{2}))(?=(?:(?i:" + _UNIT_ALPHA_SPELLINGS + rb")(?![0-9A-Za-z_])"
                 rb"|(?![A-Za-z])" + _UNIT_WORD.replace(b"(", b"(?:", 1) + rb"|[A-Za-z]+(?="
                 + _UNIT_RATE.replace(_UNIT_WORD, _UNIT_WORD.replace(b"(", b"(?:", 1), 1)[:-1] + rb"))"
                 + _UNIT_RATE.replace(_UNIT_WORD, _UNIT_WORD.replace(b"(", b"(?:", 1), 1) + rb"[ \t]*\))")
