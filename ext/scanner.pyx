@@ -2745,6 +2745,19 @@ cdef Py_ssize_t fence_run(const byte_t* d, Py_ssize_t ls, Py_ssize_t le, Py_ssiz
     return q - s
 
 
+cdef inline void close_fence(Rows* out, Py_ssize_t slot, Py_ssize_t end, Py_ssize_t value_start,
+                             Py_ssize_t value_end) noexcept nogil:
+    # the placeholder row of a fence closed at ``end``: its quote, or dropped when the fence
+    # holds nothing (an empty fence quotes nothing)
+    if value_end > value_start:
+        out.rows[slot].kind = K_QUOTE
+        out.rows[slot].end = end
+        out.rows[slot].value_start = value_start
+        out.rows[slot].value_end = value_end
+    else:
+        out.n = slot
+
+
 cdef Py_ssize_t fence_value_end(const byte_t* d, Py_ssize_t vs, Py_ssize_t body_end) noexcept nogil:
     cdef Py_ssize_t e = body_end
     if e > vs and d[e - 1] == b'\n':
@@ -2834,14 +2847,7 @@ cdef int quote_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
                 tilde_fence = True
                 fence_vs = le + 1 if le < n else n
             elif is_fence:
-                ve = fence_value_end(d, fence_vs, tl)
-                if ve > fence_vs:
-                    out.rows[slot].kind = K_QUOTE
-                    out.rows[slot].end = rs + k
-                    out.rows[slot].value_start = fence_vs
-                    out.rows[slot].value_end = ve
-                else:
-                    out.n = slot
+                close_fence(out, slot, rs + k, fence_vs, fence_value_end(d, fence_vs, tl))
                 slot = -1
             elif first < le and inline_quotes(d, n, first, le, out, &cur) < 0:
                 return -1
@@ -2882,14 +2888,7 @@ cdef int quote_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
                         is_fence = False
                         break
             if is_fence:
-                ve = fence_value_end(d, fence_vs, ls)
-                if ve > fence_vs:
-                    out.rows[slot].kind = K_QUOTE
-                    out.rows[slot].end = rs + k
-                    out.rows[slot].value_start = fence_vs
-                    out.rows[slot].value_end = ve
-                else:
-                    out.n = slot  # an empty fence holds nothing: drop its placeholder
+                close_fence(out, slot, rs + k, fence_vs, fence_value_end(d, fence_vs, ls))
                 slot = -1
             elif inline_quotes(d, n, first, le, out, &cur) < 0:
                 return -1

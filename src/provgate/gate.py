@@ -15138,24 +15138,17 @@ def _extra_leads(text: bytes, first: bool = False) -> list[int]:
     Python step each cost 1 us), a ``K`` by ``bytes.find`` (few in a text). ``first``: the
     first one found only."""
     out: list[int] = []
-    if b"["[0] in text:
-        for m in _FOOTNOTE_AFTER_DIGIT.finditer(text):
-            j = m.start()
-            while text[j - 1] in b" \t":
-                j -= 1
-            out.append(j - 1)
-            if first:
-                return out
-    if b"("[0] in text:
-        # (a round bracket after a figure, its unit's label or an aside before the unit: red team
-        # 126, F08)
-        for m in _ROUND_AFTER_DIGIT.finditer(text):
-            j = m.start()
-            while text[j - 1] in b" \t":
-                j -= 1
-            out.append(j - 1)
-            if first:
-                return out
+    # (a footnote's "[", then a round bracket after a figure, its unit's label or an aside before
+    # the unit: red team 126, F08)
+    for bracket, after_digit in ((b"["[0], _FOOTNOTE_AFTER_DIGIT), (b"("[0], _ROUND_AFTER_DIGIT)):
+        if bracket in text:
+            for m in after_digit.finditer(text):
+                j = m.start()
+                while text[j - 1] in b" \t":
+                    j -= 1
+                out.append(j - 1)
+                if first:
+                    return out
     if _holds_no_break_space(text):
         # (a figure a no-break, narrow no-break or thin space follows, the unit after it: red
         # team 123, F06)
