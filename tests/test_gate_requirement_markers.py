@@ -369,3 +369,20 @@ def test_table_marked_requirements_are_keyed_by_the_tables_key():
     # (a table of no section of packages, and the project's own python, are none)
     assert _table_marked_requirements(b'[other.x]\nmarkers = "os_name == \'nt\'"\n'
                                       b'[tool.poetry.dependencies]\npython = "^3.8"\n') == {}
+
+
+def _package_tables(header: str, first: str, second: str) -> str:
+    return (f"{header.format('requests')}\nversion = \"==2.31.0\"\nos_name = \"== '{first}'\"\n\n"
+            f"{header.format('urllib3')}\nversion = \"==2.0.7\"\nos_name = \"== '{second}'\"\n")
+
+
+@pytest.mark.parametrize("header", ["[packages.{}]", "[packages.{}]  # http", "[packages . {}]", "[ packages .{} ]"])
+def test_a_marker_swapped_between_package_tables_is_refused_whatever_the_header(header):
+    # TOML allows blanks around a header's dots and a comment after it (red team 127, F10: the
+    # tables went unread, and the swap was accepted)
+    source = _package_tables(header, "posix", "nt")
+    lie = _package_tables(header, "nt", "posix")
+    assert not rewrite(source, lie).accepted
+    assert not summarize(source, lie).accepted
+    blocks = source.split("\n\n")
+    assert_accepted(rewrite(source, blocks[1] + "\n" + blocks[0].rstrip("\n") + "\n"))

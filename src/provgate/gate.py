@@ -14578,7 +14578,10 @@ _TABLE_NAME_BEFORE = re.compile(rb"""(?:(?<=[\n,{])|^)[ \t]*(?:"([^"\n]{1,80})"|
 _TABLE_PAIR = re.compile(rb"""([A-Za-z0-9_\-]+)[ \t]*=[ \t]*(?:"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'|\[([^\]\n]*)\])""")
 # a standard table's header naming a package under a section of them ("[packages.requests]",
 # '[tool.poetry.dependencies."zope.interface"]'): its section (group 1 or 3) and the name (2 or 4)
-_TABLE_HEADER = re.compile(rb"""(?m)^[ \t]*\[[ \t]*(?:([A-Za-z0-9_.\-]+)\.([A-Za-z0-9_\-]+)|([A-Za-z0-9_.\-]+)\.[ \t]*"([^"\n]{1,80})")[ \t]*\][ \t]*\r?$""")
+# (a header's last dot may have blanks either side, and a comment may follow it, as TOML allows:
+# red team 127, F10, "[packages . requests]" and "[packages.requests]  # http" went unread)
+_TABLE_HEADER = re.compile(rb"""(?m)^[ \t]*\[[ \t]*(?:([A-Za-z0-9_.\-]+)[ \t]*\.[ \t]*([A-Za-z0-9_\-]+)"""
+                           rb"""|([A-Za-z0-9_.\-]+)[ \t]*\.[ \t]*"([^"\n]{1,80})")[ \t]*\][ \t]*(?:#[^\r\n]*)?\r?$""")
 _TABLE_CARET = re.compile(rb"([\^~])(?!=)[ \t]*(v?[0-9][A-Za-z0-9.*+!_\-]*)")
 _TABLE_REACH = 512
 
