@@ -1739,3 +1739,14 @@ def test_a_bare_min_in_round_brackets_is_a_minimum_as_often_as_minutes(source, t
 def test_a_min_after_in_is_still_a_label_of_minutes():
     find(_summarize("Backoff: 5 (in min) between tries.\n", "Backoff: 5 s between tries.\n"), "I1")
     assert_accepted(_summarize("Backoff: 5 (in min) between tries.\n", "Backoff: 5 minutes between tries.\n"))
+
+
+@pytest.mark.parametrize("bracket", ["(!)", "(*)", "[*]", "(\u2020)", "()", "[]", "(ok?)", "(tr\u00e8s)", "(a)"])
+def test_any_short_bracket_between_a_figure_and_its_unit_is_passed_over(bracket):
+    # red team 127, F06: a bracket that was no letters-only aside left the summary's figure with
+    # no unit, so "5 (!) hours" of "Wait 5 minutes" was accepted; an aside of any bytes is
+    # passed over to the unit after it, on both sides
+    find(_summarize("Wait 5 minutes before the retry.\n", f"Wait 5 {bracket} hours.\n"), "I1")
+    find(_rewrite("Wait 5 minutes before the retry.\n", f"Wait 5 {bracket} hours before the retry.\n"), "I2")
+    assert_accepted(_summarize("Wait 5 minutes before the retry.\n", f"Wait 5 {bracket} minutes.\n"))
+    assert_accepted(_summarize(f"Wait 5 {bracket} minutes before the retry.\n", "Wait 5 minutes.\n"))

@@ -15096,7 +15096,7 @@ _UNIT_RATE = rb"(?:(?:[ \t]*/[ \t]*|[ \t]+[Pp][Ee][Rr][ \t]+)" + _UNIT_WORD + rb
 # rewrite benchmark)
 # (up to 80 bytes, and ":" in it, "5 [unit: ms]": its unit named further in is read by _unit_at,
 # red team 125, F06)
-_FOOTNOTE = (rb"\[(?:\^[0-9A-Za-z]{1,8}|[0-9]{1,3}|[ace-gi-ln-rt-zAC-Z]|(?=[A-Za-z][A-Za-z0-9 \t.,:'\-]{1,79}\])(?!(?i:"
+_FOOTNOTE = (rb"\[(?:\^[0-9A-Za-z]{1,8}|[0-9]{1,3}|[ace-gi-ln-rt-zAC-Z]|[^\[\]\n0-9A-Za-z^ \t][^\[\]\n]{0,79}|(?=\])|(?=[A-Za-z][A-Za-z0-9 \t.,:'\-]{1,79}\])(?!(?i:"
              + b"|".join(re.escape(spelling) for spelling in sorted(_UNITS, key=len, reverse=True) if spelling.isalpha())
              + rb")(?![A-Za-z]))[A-Za-z][A-Za-z0-9 \t.,:'\-]{1,79})\]")
 # a round bracket after a figure (red team 126, F08: only "[...]" was read, so "5 (in ms)" and
@@ -15109,10 +15109,10 @@ _FOOTNOTE = (rb"\[(?:\^[0-9A-Za-z]{1,8}|[0-9]{1,3}|[ace-gi-ln-rt-zAC-Z]|(?=[A-Za
 # as before. The label is tried first: "(in ms)" is no aside. A bare "(min)" is no label: beside
 # "(max)" and "(avg)" it is a minimum as often as minutes (red team 127, F02: "2 (min) / 4 (max) GB"
 # summarized "2 GB minimum" was refused), so it is no unit, as before the labels; "(in min)" is one
-_ROUND_ASIDE = (rb"\((?=[A-Za-z][A-Za-z \t.,:'\-]{1,79}\))(?!(?i:"
+_ROUND_ASIDE = (rb"\((?=[^()\[\]\n]{0,80}\))(?!(?i:"
                 + b"|".join(re.escape(spelling) for spelling in sorted(_UNITS, key=len, reverse=True)
                             if spelling.isalpha())
-                + rb")(?![A-Za-z]))[A-Za-z][A-Za-z \t.,:'\-]{1,79}\)")
+                + rb")(?![A-Za-z]))[^()\[\]\n]{0,80}\)")
 # (a label's word a unit's spelling, or a rate: "(thirty)" is an aside, no label of no unit)
 _UNIT_ALPHA_SPELLINGS = b"|".join(re.escape(spelling) for spelling in sorted(_UNITS, key=len, reverse=True)
                                   if spelling.isalpha())
@@ -15130,7 +15130,7 @@ _FOOTNOTE_AFTER_DIGIT = re.compile(rb"\[(?:(?<=[0-9]\[)|(?<=[0-9][ \t]\[)|(?<=[0
 # searched for from its "(", a byte before it that is no digit nor blank ("f(", most of code's)
 # rejected by one look behind first (a third less time on the rewrite benchmark's 80 KB block)
 _ROUND_AFTER_DIGIT = re.compile(rb"\((?<=[0-9 \t]\()(?:(?<=[0-9]\()|(?<=[0-9][ \t]\()|(?<=[0-9][ \t][ \t]\())"
-                                rb"(?=[^()\n]{1,80}\))")
+                                rb"(?=[^()\n]{0,80}\))")
 
 
 def _extra_leads(text: bytes, first: bool = False) -> list[int]:
