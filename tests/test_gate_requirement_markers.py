@@ -386,3 +386,17 @@ def test_a_marker_swapped_between_package_tables_is_refused_whatever_the_header(
     assert not summarize(source, lie).accepted
     blocks = source.split("\n\n")
     assert_accepted(rewrite(source, blocks[1] + "\n" + blocks[0].rstrip("\n") + "\n"))
+
+
+@pytest.mark.parametrize("key", ['"os_name"', "'os_name'", '"sys_platform"'])
+def test_a_marker_under_a_quoted_key_swapped_is_refused(key):
+    # a TOML key may be quoted ("os_name" = ...): red team 127, F01, such keys went unread
+    def tables(first: str, second: str) -> str:
+        return (f'[packages]\nrequests = {{version = "==2.31.0", {key} = "== \'{first}\'"}}\n'
+                f'urllib3 = {{version = "==2.0.7", {key} = "== \'{second}\'"}}\n')
+
+    source, lie = tables("posix", "nt"), tables("nt", "posix")
+    assert not rewrite(source, lie).accepted
+    assert not summarize(source, lie).accepted
+    lines = source.splitlines(keepends=True)
+    assert_accepted(rewrite(source, lines[0] + lines[2] + lines[1]))

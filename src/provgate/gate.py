@@ -14562,9 +14562,9 @@ def _marked_requirements_of(text: bytes) -> dict[tuple[bytes, bytes, tuple[tuple
 # quoted value tied to nothing, so markers swapped between two packages stated nothing new).
 # The table (on one line, as TOML writes one) around such a key, the name before it ("name = {"
 # or in an array of tables, "name = [{...}, {"), and its keys and values
-_TABLE_MARKED_HINT = re.compile(rb"""(?<![A-Za-z0-9_\-])(?:markers|python(?:_full)?(?:_version)?|platform(?:_[a-z_]+)?"""
+_TABLE_MARKED_HINT = re.compile(rb"""(?<![A-Za-z0-9_\-])(['"]?)(?:markers|python(?:_full)?(?:_version)?|platform(?:_[a-z_]+)?"""
                                 rb"""|sys_platform|os_name|implementation_(?:name|version)|extra|dependency_groups)"""
-                                rb"""[ \t]*=[ \t]*['"]""")
+                                rb"""\1[ \t]*=[ \t]*['"]""")
 # a Pipfile's marker variables written as a package's keys: every variable of PEP 508 (and PEP
 # 751's dependency_groups), each on its own (red team 126, F07: implementation_name was read only
 # beside a key of "python" or "platform", so two packages' implementation_name swapped stated
@@ -14575,7 +14575,7 @@ _PIPFILE_MARKER_KEYS = frozenset((b"python_version", b"python_full_version", b"o
                                   b"implementation_version", b"extra", b"dependency_groups"))
 _TABLE_NAME_BEFORE = re.compile(rb"""(?:(?<=[\n,{])|^)[ \t]*(?:"([^"\n]{1,80})"|'([^'\n]{1,80})'|([A-Za-z0-9_.\-]{1,80}))[ \t]*=[ \t]*"""
                                 rb"""(?:\[(?:[ \t\r\n,]|\{[^{}\n]*\})*)?\{[^{}\n]*\Z""")
-_TABLE_PAIR = re.compile(rb"""([A-Za-z0-9_\-]+)[ \t]*=[ \t]*(?:"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'|\[([^\]\n]*)\])""")
+_TABLE_PAIR = re.compile(rb"""["']?([A-Za-z0-9_\-]+)["']?[ \t]*=[ \t]*(?:"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'|\[([^\]\n]*)\])""")
 # a standard table's header naming a package under a section of them ("[packages.requests]",
 # '[tool.poetry.dependencies."zope.interface"]'): its section (group 1 or 3) and the name (2 or 4)
 # (a header's last dot may have blanks either side, and a comment may follow it, as TOML allows:
@@ -14607,9 +14607,10 @@ def _may_hold_table_markers(text: bytes) -> bool:
 
 # an "=" that may follow a key of _TABLE_MARKED_HINT: its last five bytes before it (and a blank),
 # or two blanks (an aligned column's); and the longest such key (platform_python_implementation)
-_TABLE_KEY_LONGEST = 32
+_TABLE_KEY_LONGEST = 34  # (and its quotes: a TOML key may be quoted, red team 127, F01)
 _TABLE_MARKED_EQUALS = re.compile(rb"=(?:(?<=(?:rkers|ython|_full|rsion|tform|chine|ystem|lease|ation|_name|extra|roups)=)"
-                                  rb"|(?<=(?:rkers|ython|_full|rsion|tform|chine|ystem|lease|ation|_name|extra|roups)[ \t]=)"
+                                  rb"|(?<=(?:rkers|ython|_full|rsion|tform|chine|ystem|lease|ation|_name|extra|roups)[ \t'\"]=)"
+                                  rb"|(?<=(?:rkers|ython|_full|rsion|tform|chine|ystem|lease|ation|_name|extra|roups)['\"][ \t]=)"
                                   rb"|(?<=[ \t][ \t]=))")
 
 
