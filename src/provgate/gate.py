@@ -4406,7 +4406,7 @@ class _Check:
             # as one text first, most edits' none)
             hit = set(asked)
             rest = [j for j in texts if j not in hit]
-            if rest != list(texts):
+            if len(rest) < len(texts):  # (else the blocks joined above)
                 joined = b"\n".join([texts[j] for j in rest])
             if _may_hold_markers(joined) or _may_hold_table_markers(joined):
                 asked = sorted([*asked, *(j for j in rest if _may_hold_markers(texts[j]) or _may_hold_table_markers(texts[j]))])
@@ -12518,8 +12518,6 @@ _FENCE_HARM_VERBS = frozenset((b"cause", b"causes", b"break", b"breaks"))
 _FENCE_HARM_NOT = frozenset((b"won't", b"can't", b"cannot", b"wont", b"cant", b"wouldn't", b"couldn't"))
 # the words passed between a negation and the harm it denies ("won't ever hurt", "isn't a problem")
 _HARM_FILLER = _NEGATION_STRESS | frozenset((b"be", b"a", b"any", b"anything", b"at", b"all", b"one"))
-# the start of a clause's last sentence (:func:`_fence_instruction_negated`)
-_LAST_SENTENCE_START = re.compile(rb"(?:.*[.!?;][ \t]+)?", re.DOTALL)
 
 
 def _fence_denied_after(text: bytes, at: int, opening: bytes, depth: int) -> bool:
@@ -14704,6 +14702,11 @@ def _table_marked_requirements(text: bytes) -> dict[tuple[bytes, bytes, tuple[tu
     return out
 
 
+def _clause_text(op: bytes, version: bytes) -> bytes:
+    """A comparison and its version as PEP 440 compares it (:func:`_padded_version`), one text."""
+    return op + (_padded_version(op, version.lower()) if b"0"[0] in version else version.lower())
+
+
 def _constraint_set(value: bytes) -> bytes:
     """Poetry's ``python`` or ``platform`` constraint as the set it is: its ``||`` alternatives,
     each a set of ``,``-separated clauses (blanks dropped; a comparison's version padded as
@@ -14715,7 +14718,7 @@ def _constraint_set(value: bytes) -> bytes:
         for clause in alternative.split(b","):
             clause = b"".join(clause.split())
             if (m := _REQ_CLAUSE.fullmatch(clause)) is not None:
-                clause = m.group(1) + _padded_version(m.group(1), m.group(2).lower())
+                clause = _clause_text(m.group(1), m.group(2))
             if clause:
                 clauses.add(clause)
         alternatives.add(b",".join(sorted(clauses)))
@@ -14767,8 +14770,7 @@ def _requirement_key(m: re.Match[bytes]) -> tuple[bytes, ...]:
         # (alternatives: each a sorted set of clauses, written "op+version,...", as the pair
         # (b"||", it), the pairs sorted; one alternative alone is the plain set. Clauses swapped
         # across alternatives are another requirement: red team 126, F11)
-        alternatives = {b",".join(sorted({op + (_padded_version(op, v.lower()) if b"0" in v else v.lower())
-                                          for op, v in _REQ_CLAUSE.findall(alternative)}))
+        alternatives = {b",".join(sorted({_clause_text(op, v) for op, v in _REQ_CLAUSE.findall(alternative)}))
                         for alternative in specifiers.split(b"||")}
         if len(alternatives) > 1:
             return (name, extras) + tuple(x for a in sorted(alternatives) for x in (b"||", a))
@@ -14952,8 +14954,7 @@ def _may_hold_pin(data: bytes) -> bool:
     """Might ``data`` hold a pin (:meth:`_Check._check_pins_in_context`, :func:`_is_pin_row`): an
     ``@``, a ``<``, ``>`` or ``^``, an ``=`` after ``=``, ``~`` or ``!``, or a version after a
     blank (memchr first: the pairs only in a text with their bytes)."""
-    return (b"@"[0] in data or b"<"[0] in data or b">"[0] in data or b"^"[0] in data or data.find(b"==") >= 0
-            or (b"~"[0] in data and data.find(b"~=") >= 0) or (b"!"[0] in data and data.find(b"!=") >= 0)
+    return (b"@"[0] in data or b"^"[0] in data or _may_hold_requirement(data)
             or _PROSE_PIN_HINT.search(data) is not None)
 _PROSE_PIN = re.compile(rb"(?<![A-Za-z0-9_.@/\-])[A-Za-z](?:[A-Za-z0-9_.\-]*[A-Za-z0-9])?([ \t])(?=v?[0-9]+\.[0-9]+\.[0-9])")
 
@@ -15097,9 +15098,11 @@ _UNIT_RATE = rb"(?:(?:[ \t]*/[ \t]*|[ \t]+[Pp][Ee][Rr][ \t]+)" + _UNIT_WORD + rb
 # rewrite benchmark)
 # (up to 80 bytes, and ":" in it, "5 [unit: ms]": its unit named further in is read by _unit_at,
 # red team 125, F06)
+# the unit spellings of letters only, longest first (a bracket opening with one is no aside)
+_UNIT_ALPHA_SPELLINGS = b"|".join(re.escape(spelling) for spelling in sorted(_UNITS, key=len, reverse=True)
+                                  if spelling.isalpha())
 _FOOTNOTE = (rb"\[(?:\^[0-9A-Za-z]{1,8}|[0-9]{1,3}|[ace-gi-ln-rt-zAC-Z]|[^\[\]\n0-9A-Za-z^ \t][^\[\]\n]{0,79}|(?=\])|(?=[A-Za-z][A-Za-z0-9 \t.,:'\-]{1,79}\])(?!(?i:"
-             + b"|".join(re.escape(spelling) for spelling in sorted(_UNITS, key=len, reverse=True) if spelling.isalpha())
-             + rb")(?![A-Za-z]))[A-Za-z][A-Za-z0-9 \t.,:'\-]{1,79})\]")
+             + _UNIT_ALPHA_SPELLINGS + rb")(?![A-Za-z]))[A-Za-z][A-Za-z0-9 \t.,:'\-]{1,79})\]")
 # a round bracket after a figure (red team 126, F08: only "[...]" was read, so "5 (in ms)" and
 # "30 (unit: seconds)" gave the figure no unit and any unit was grounded). Round brackets hold
 # asides and citations more often than units, so: a bracket that IS the unit's label ("5 (ms)",
@@ -15110,13 +15113,8 @@ _FOOTNOTE = (rb"\[(?:\^[0-9A-Za-z]{1,8}|[0-9]{1,3}|[ace-gi-ln-rt-zAC-Z]|[^\[\]\n
 # as before. The label is tried first: "(in ms)" is no aside. A bare "(min)" is no label: beside
 # "(max)" and "(avg)" it is a minimum as often as minutes (red team 127, F02: "2 (min) / 4 (max) GB"
 # summarized "2 GB minimum" was refused), so it is no unit, as before the labels; "(in min)" is one
-_ROUND_ASIDE = (rb"\((?=[^()\[\]\n]{0,80}\))(?!(?i:"
-                + b"|".join(re.escape(spelling) for spelling in sorted(_UNITS, key=len, reverse=True)
-                            if spelling.isalpha())
-                + rb")(?![A-Za-z]))[^()\[\]\n]{0,80}\)")
+_ROUND_ASIDE = rb"\((?=[^()\[\]\n]{0,80}\))(?!(?i:" + _UNIT_ALPHA_SPELLINGS + rb")(?![A-Za-z]))[^()\[\]\n]{0,80}\)"
 # (a label's word a unit's spelling, or a rate: "(thirty)" is an aside, no label of no unit)
-_UNIT_ALPHA_SPELLINGS = b"|".join(re.escape(spelling) for spelling in sorted(_UNITS, key=len, reverse=True)
-                                  if spelling.isalpha())
 _ROUND_LABEL = (rb"[ \t]{0,2}\([ \t]*(?:(?i:in|units?|measured[ \t]+in|all[ \t]+in|values[ \t]+in)"
                 rb"(?:[ \t]*:[ \t]*|[ \t]+)|(?!(?i:min)[ \t]*\))(?=%|[^ \t)]{2}))(?=(?:(?i:" + _UNIT_ALPHA_SPELLINGS + rb")(?![0-9A-Za-z_])"
                 rb"|(?![A-Za-z])" + _UNIT_WORD.replace(b"(", b"(?:", 1) + rb"|[A-Za-z]+(?="
@@ -15413,10 +15411,7 @@ def _unit_at(text: bytes, end: int) -> bytes | None:
             # as _UNIT_SIGNS reads it, replaced in the bytes first: a tail with no other
             # character is not decoded, red team 125, F13: a table of "12\u00a0ms" figures
             # decoded and translated each figure's tail twice, 8x base's time)
-            if b"\xc2\xa0" in tail:
-                tail = tail.replace(b"\xc2\xa0", b" ")
-            if b"\xe2\x80" in tail or b"\xe2\x81" in tail:
-                tail = _NO_BREAK_BLANKS_RE.sub(b" ", tail)
+            tail = _BLANK_OF.sub(b" ", tail)
         if not tail.isascii():
             # (and the kelvin sign and the one-character degree units as they are read: red team
             # 123, F20, "300 \u212a" had no unit and grounded "300 \u00b0C"; the tail only, whose
@@ -15446,8 +15441,6 @@ _BRACKET_AFTER_FIGURE = re.compile(rb"[ \t]{0,2}\[([^\]\n\[]{1,80})\]")
 _BRACKET_WORD = re.compile(rb"(?<![0-9A-Za-z_])(?:[A-Za-z]+|\xc2\xb5[A-Za-z]*|\xce\xbc[A-Za-z]*)(?![0-9A-Za-z_])")
 
 
-# the bytes of the blanks _UNIT_SIGNS reads as " " (_unit_at replaces them before decoding)
-_NO_BREAK_BLANKS_RE = re.compile(rb"\xc2\xa0|\xe2\x80[\xaf\x89\x87]|\xe2\x81\x9f")
 # (and a no-break, narrow no-break or thin space a blank, as a reader sees it: "30\u00a0seconds",
 # red team 123, F06)
 _UNIT_SIGNS = str.maketrans({"\u212a": "K", "\u2103": "\u00b0C", "\u2109": "\u00b0F",
