@@ -47,7 +47,7 @@ cdef struct cursor_t:
     bint verbatim     # the current line is inside a fence (kept as it is)
 
 
-cdef Py_ssize_t fence_backticks(const text_t* t, Py_ssize_t i, Py_ssize_t e, bint closing,
+cdef Py_ssize_t fence_marks(const text_t* t, Py_ssize_t i, Py_ssize_t e, bint closing,
                                 Py_UCS4 mark) noexcept nogil:
     """The backticks (``mark`` 96) or tildes (126) of a fence line ``[i, e)`` (without its \\n,
     with its \\r), else 0: up to three spaces, three or more of them, then anything (but a
@@ -108,17 +108,17 @@ cdef bint next_line(const text_t* t, cursor_t* c) noexcept nogil:
     c.end = i
     c.verbatim = False
     if c.fence:
-        ticks = fence_backticks(t, pos, i, True, c.mark)
+        ticks = fence_marks(t, pos, i, True, c.mark)
         if ticks < c.fence:
             c.verbatim = True  # part of the fence's value: \r and trailing blanks are text
             return True
         c.fence = 0
     else:
         c.mark = 96
-        c.fence = fence_backticks(t, pos, i, False, 96)
+        c.fence = fence_marks(t, pos, i, False, 96)
         if not c.fence:
             c.mark = 126
-            c.fence = fence_backticks(t, pos, i, False, 126)
+            c.fence = fence_marks(t, pos, i, False, 126)
     e = i
     if i < t.n and e > pos and char_at(t, e - 1) == 13:
         e -= 1  # the \r of a \r\n line ending
