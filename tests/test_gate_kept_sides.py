@@ -712,6 +712,58 @@ def test_a_fact_no_set_holds_is_reported_with_sets_deferred(defer, text, ungroun
     assert [(x.key, x.value) for x in v.violations if x.invariant == "I1"] == [ungrounded], v.summary()
 
 
+# a block rewritten in place is grounded by its sources and by its own pre version's set; that
+# set is made only for a row its sources leave over (a session's next edit rewrites a turn its
+# markers' sources ground whole: its pre version, new each turn, was made a set for nothing)
+OWN = "Set max_retries=3 for the client [src:tool:cfg].\n"
+
+
+def _own_rewritten(text: str, source: str, defer: bool, made: list[bytes] | None = None):
+    store = store_with({"tool:cfg": source})
+    gate = Gate(store, audit=False)
+    gate._defer_sets = defer
+    pre, post = Window([blk("a1", "assistant", OWN)]), Window([blk("a1", "assistant", text)])
+    if made is None:
+        return gate.check_edit(Edit("rewrite", pre, post))
+    from provgate.gate import _Facts
+
+    real = _Facts.grounding_sets
+
+    def recording(texts):
+        made.extend(x.table.data for x in texts if x._grounding_set is None)
+        return real(texts)
+
+    _Facts.grounding_sets = staticmethod(recording)
+    try:
+        return gate.check_edit(Edit("rewrite", pre, post))
+    finally:
+        _Facts.grounding_sets = staticmethod(real)
+
+
+@pytest.mark.parametrize("defer", [True, False])
+def test_a_fact_only_the_own_pre_version_holds_is_grounded(defer):
+    v = _own_rewritten("Set max_retries=3 for the client now [src:tool:cfg].\n", "client config loaded\n", defer)
+    assert v.accepted, v.summary()
+
+
+@pytest.mark.parametrize("defer", [True, False])
+def test_a_fact_neither_the_sources_nor_the_own_pre_version_holds_is_refused(defer):
+    v = _own_rewritten("Set max_retries=5 for the client now [src:tool:cfg].\n", "client config loaded\n", defer)
+    assert not v.accepted
+    assert ("max_retries", "5") in [(x.key, x.value) for x in v.violations if x.invariant == "I1"], v.summary()
+
+
+def test_the_own_pre_versions_set_is_made_only_for_a_row_left_over():
+    made: list[bytes] = []
+    v = _own_rewritten("Set max_retries=3 for the client now [src:tool:cfg].\n", "max_retries=3\n", True, made)
+    assert v.accepted, v.summary()
+    assert OWN.encode() not in made  # its sources ground it: the pre version's set is not made
+    made.clear()
+    v = _own_rewritten("Set max_retries=3 for the client now [src:tool:cfg].\n", "client config loaded\n", True, made)
+    assert v.accepted, v.summary()
+    assert OWN.encode() in made
+
+
 # -- a side's fact list and its completeness, set by two threads at once (red team 35, 01) -----
 
 

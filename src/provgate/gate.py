@@ -4973,11 +4973,7 @@ class _Check:
         dozens of turns it summarized cost more than the grounding. A block's pre version
         (``own_pres``) grounds it by its set alone, never literally: made first, as before."""
         kinds = {**_GROUNDING_KINDS, "hints": hints}
-        if self.gate._defer_sets:
-            _Facts.grounding_sets(own_pres)
-            made = [x._grounding_set for x in texts]
-        else:
-            made = _Facts.grounding_sets(texts)
+        made = [x._grounding_set for x in texts] if self.gate._defer_sets else _Facts.grounding_sets(texts)
         # (an empty set in place of each set not made holds nothing: as if left out of the groups)
         sets = [_NO_FINGERPRINTS if x is None else x for x in made]
         looked_up, set_groups = _group_unions(sets, groups, [t.kind.shape[0] for t in tables])
@@ -4985,18 +4981,37 @@ class _Check:
                                      haystack_groups=haystack_groups, **kinds)
         if None not in made or not owner.size:
             return owner, row, sets  # (every set made, or no row left to ask of the others)
-        sets = _Facts.grounding_sets(texts)
-        later = {k for k, x in enumerate(made) if x is None}
-        starts = np.searchsorted(owner, np.arange(len(tables) + 1)).tolist()
-        queries = []
-        for t in np.unique(owner).tolist():
-            table, rows = tables[t], row[starts[t]:starts[t + 1]]
-            queries.append(np.where((table.kind[rows] == _KIND_KV)[:, None], table.fp_fact[rows], table.fp_value[rows]))
-        looked_up, set_groups = _group_unions(sets, [[k for k in g if k in later] for g in groups],
-                                              np.bincount(owner, minlength=len(tables)).tolist())
-        absent = absent_from_all(np.ascontiguousarray(np.concatenate(queries), dtype=np.uint64), looked_up,
-                                 groups=set_groups, query_group=owner)
-        return owner[absent], row[absent], sets
+        # the rows left over, asked of the sets not made: the blocks' pre versions' first (a
+        # block's own earlier text grounds what it restates of itself; its set is small, and
+        # the rewritten turn of a session's next edit is grounded by its sources alone, whose
+        # sets are kept, so its pre version's set, new each turn, was made for nothing), then
+        # every other text's (a row left then is grounded exactly as if every set was made)
+        own = {id(x) for x in own_pres}
+        stages = ([k for k, x in enumerate(made) if x is None and id(texts[k]) in own],
+                  [k for k, x in enumerate(made) if x is None and id(texts[k]) not in own])
+        for later in stages:
+            if not owner.size:
+                break
+            if not later:
+                continue
+            for k, made_set in zip(later, _Facts.grounding_sets([texts[k] for k in later])):
+                sets[k] = made_set
+            asked = set(later)
+            starts = np.searchsorted(owner, np.arange(len(tables) + 1)).tolist()
+            queries = []
+            for t in np.unique(owner).tolist():
+                table, rows = tables[t], row[starts[t]:starts[t + 1]]
+                queries.append(np.where((table.kind[rows] == _KIND_KV)[:, None], table.fp_fact[rows],
+                                        table.fp_value[rows]))
+            looked_up, set_groups = _group_unions(sets, [[k for k in g if k in asked] for g in groups],
+                                                  np.bincount(owner, minlength=len(tables)).tolist())
+            absent = absent_from_all(np.ascontiguousarray(np.concatenate(queries), dtype=np.uint64), looked_up,
+                                     groups=set_groups, query_group=owner)
+            owner, row = owner[absent], row[absent]
+        # (a row left over is asked of every set below: make those the stages did not reach)
+        if owner.size:
+            sets = _Facts.grounding_sets(texts)
+        return owner, row, sets
 
     # I2 --------------------------------------------------------------------------------------
 
