@@ -1225,6 +1225,44 @@ def unit_leads(data):
     return out
 
 
+cdef enum:
+    FEW_MARKS = 32  # marks read a batch at a time from the stack (a caller asks a few)
+
+
+def marks_held(data, marks):
+    if type(data) is not bytes:
+        raise TypeError(f"data must be bytes, not {type(data).__name__}")
+    if type(marks) is not tuple:
+        raise TypeError(f"marks must be a tuple of bytes, not {type(marks).__name__}")
+    cdef tuple keep = marks  # (a tuple: its marks stay alive while they are read without the GIL)
+    cdef bytes text = data
+    cdef Py_ssize_t k = len(keep), i, start = 0, batch
+    for i in range(k):
+        mark = keep[i]
+        if type(mark) is not bytes:
+            raise TypeError(f"marks[{i}] must be bytes, not {type(mark).__name__}")
+        if PyBytes_GET_SIZE(mark) == 0:
+            raise InvalidArgumentError(f"marks[{i}] is empty; an empty mark occurs everywhere", argument="marks")
+    cdef offset_t n = PyBytes_GET_SIZE(text), count
+    cdef const byte_t* y = data_of(text)
+    cdef const byte_t* pointer[FEW_MARKS]
+    cdef offset_t length[FEW_MARKS]
+    cdef bint found[FEW_MARKS]
+    cdef list out = []
+    while start < k:
+        batch = min(<Py_ssize_t>FEW_MARKS, k - start)
+        for i in range(batch):
+            pointer[i] = <const byte_t*>PyBytes_AS_STRING(keep[start + i])
+            length[i] = PyBytes_GET_SIZE(keep[start + i])
+        with nogil:
+            for i in range(batch):
+                found[i] = find_bytes(pointer[i], length[i], y, n, True, &count) >= 0
+        for i in range(batch):
+            out.append(True if found[i] else False)
+        start += batch
+    return out
+
+
 def find_whitespace(needles, haystacks):
     cdef tuple keep_n, keep_h
     keep_n, keep_h = check_batch(needles, haystacks)

@@ -640,6 +640,69 @@ def test_native_unit_leads_equal_the_reference(parts):
     assert _load("native").unit_leads(data).tolist() == _load("reference").unit_leads(data).tolist()
 
 
+# ---- marks_held: which of a few marks occur in a text -------------------------------------------
+
+_MARKS = (b"\xc2\xab", b"\xe2\x80\x9c", b"\xe3\x80\x8c", b"\xc2\xa0", b"\xe2\x80\xaf", b"ab", b"a", b"\x00")
+
+
+@pytest.mark.parametrize(("data", "expected"), [
+    (b"", [False] * len(_MARKS)),
+    (b"say \xe2\x80\x9chi\xe2\x80\x9d", [False, True, False, False, False, False, True, False]),
+    (b"\xc2\xab5\xc2\xa0ms\xc2\xbb and ab\x00", [True, False, False, True, False, True, True, True]),
+    # (a mark's bytes split by another byte, or cut at the text's end, is no occurrence)
+    (b"\xe2\x80x\xaf \xe3\x80", [False] * len(_MARKS)),
+    (b"\xe2\x80\xaf", [False, False, False, False, True, False, False, False]),
+])
+def test_marks_held(impl, data, expected):
+    assert impl.marks_held(data, _MARKS) == expected
+
+
+def test_marks_held_is_a_search_of_each_mark(impl):
+    rng = random.Random(51)
+    pieces = [b"\xe2", b"\x80", b"\x9c", b"\x98", b"a", b"b", b"\xc2", b"\xab", b"\xa0", b" ", b"\xe3", b"\x8c",
+              b"\xaf", b"\x00"]
+    for _ in range(3000):
+        data = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 160)))
+        assert impl.marks_held(data, _MARKS) == [mark in data for mark in _MARKS], data
+
+
+def test_marks_held_finds_a_mark_past_many_near_misses(impl):
+    # (a text dense in a mark's last byte: the search may not stop at some count of them)
+    data = b"\xa0" * 5000 + b"x\xa0" * 5000 + b"\xc2\xa0"
+    assert impl.marks_held(data, (b"\xc2\xa0", b"\xe2\x80\xaf")) == [True, False]
+
+
+@pytest.mark.parametrize(("data", "marks", "error", "message"), [
+    ("text", (b"a",), TypeError, "data must be bytes, not str"),
+    (bytearray(b"a"), (b"a",), TypeError, "data must be bytes, not bytearray"),
+    (b"a", [b"a"], TypeError, "marks must be a tuple of bytes, not list"),
+    (b"a", (b"a", "b"), TypeError, "marks[1] must be bytes, not str"),
+    (b"a", (b"a", b""), InvalidArgumentError, "marks[1] is empty"),
+])
+def test_marks_held_refuses_bad_input(impl, data, marks, error, message):
+    with pytest.raises(error, match=message.replace("[", r"\[").replace("]", r"\]")):
+        impl.marks_held(data, marks)
+
+
+def test_marks_held_of_more_marks_than_a_batch(impl):
+    # (the native module reads 32 marks at a time)
+    marks = tuple(bytes([0x41 + k % 26, 0x30 + k // 26]) for k in range(70))
+    data = b"".join(marks[k] for k in range(0, 70, 3))
+    assert impl.marks_held(data, marks) == [mark in data for mark in marks]
+    assert sum(impl.marks_held(data, marks)) >= 24
+
+
+def test_marks_held_of_no_marks(impl):
+    assert impl.marks_held(b"anything", ()) == []
+
+
+@_only_with_native
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=300), st.lists(st.binary(min_size=1, max_size=4), max_size=6))
+def test_native_marks_held_equal_the_reference(data, marks):
+    assert _load("native").marks_held(data, tuple(marks)) == _load("reference").marks_held(data, tuple(marks))
+
+
 # ---- the GIL and the switch --------------------------------------------------------------------
 
 

@@ -10,6 +10,7 @@ find_whitespace = _impl.find_whitespace
 whitespace_spans = _impl.whitespace_spans
 exact_spans = _impl.exact_spans
 longest_prefix = _impl.longest_prefix
+marks_held = _impl.marks_held
 normalize_whitespace = _impl.normalize_whitespace
 unit_leads = _impl.unit_leads
 WHITESPACE = _impl.WHITESPACE
@@ -24,6 +25,7 @@ __all__ = [
     "find_exact",
     "find_whitespace",
     "longest_prefix",
+    "marks_held",
     "normalize_whitespace",
     "unit_leads",
     "whitespace_spans",

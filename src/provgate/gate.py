@@ -84,7 +84,7 @@ from provgate._matching_py import _words_closed_at
 from provgate._quotations import asked_quotations, asks_outside_code_spans
 from provgate._scanner import fold_digits, span_values
 from provgate._scanner_py import normalize_value
-from provgate._search import unit_leads
+from provgate._search import marks_held, unit_leads
 from provgate._search_py import UNIT_GAP_RUN, UNIT_LOWER_CASE_ONLY, UNIT_NAMES
 from provgate._textnorm import same_after_normalisation, same_words
 from provgate._textnorm_py import (
@@ -4113,10 +4113,11 @@ class _Check:
         if touched:
             datas = [self.post_facts[j].table.data for j in touched]
             joined = datas[0] if len(datas) == 1 else b"".join(datas)
-            # (the blocks joined searched for each opening mark, its last byte first (memchr), and
-            # a block's bytes only for the marks found: ten searches a changed block, or one
-            # regular expression, cost the rewrite benchmark 0.6-0.7 ms)
-            opening = [mark for mark in _OPENING_MARKS if _holds_mark(joined, mark)]
+            # (the blocks joined searched for every opening mark in one native call, each from
+            # its rarest byte (memchr), and a block's bytes only for the marks found: ten
+            # searches a changed block, or one regular expression, cost the rewrite benchmark
+            # 0.6-0.7 ms, and a search per mark in Python ~8 us a next edit)
+            opening = [mark for mark, held in zip(_OPENING_MARKS, marks_held(joined, _OPENING_MARKS)) if held]
             if opening:
                 marked = [j for j, d in zip(touched, datas) if any(mark in d for mark in opening)]
                 if marked:
@@ -13316,29 +13317,17 @@ _ASKING_WORDS = _DOING | _REQUESTING | _DOING_FORMS | _SKIPPING | frozenset((b"b
 # A byte is looked for as an int (``b"<"[0] in text``, folded to 60 when compiled): CPython
 # 3.11's ``bytes in bytes`` first tries the needle as an int, and builds and drops a TypeError,
 # ~0.35 us a test against ~0.03 us; a summarize check made ~350 such tests of its blocks.
-def _holds_mark(data: bytes, mark: bytes, tries: int = 16) -> bool:
-    """``mark in data``, found from the occurrences of its last byte (memchr; a search of the
-    whole mark runs at a twentieth of that speed), the whole search past ``tries`` of them."""
-    last = mark[-1:]
-    at, seen = data.find(last), 0
-    while at >= 0:
-        if seen == tries:
-            return mark in data[at - len(mark) + 1:] if at >= len(mark) - 1 else mark in data
-        if at >= len(mark) - 1 and data.startswith(mark, at - len(mark) + 1):
-            return True
-        at, seen = data.find(last, at + 1), seen + 1
-    return False
-
 
 
 def _holds_no_break_space(text: bytes) -> bool:
     """Does ``text`` hold a no-break, narrow no-break, thin, figure or medium mathematical space
-    (the last two: red team 125, F10)? (:func:`_holds_mark` each,
-    their last bytes being rare: ``in`` of their bytes read 79 KB of the rewrite benchmark's
-    sources at ~1 GB/s, 0.2 ms)."""
-    return (_holds_mark(text, b"\xc2\xa0", 256) or _holds_mark(text, b"\xe2\x80\xaf", 256)
-            or _holds_mark(text, b"\xe2\x80\x89", 256) or _holds_mark(text, b"\xe2\x80\x87", 256)
-            or _holds_mark(text, b"\xe2\x81\x9f", 256))
+    (the last two: red team 125, F10)? (Searched natively from their last bytes, which are rare:
+    ``in`` of their bytes read 79 KB of the rewrite benchmark's sources at ~1 GB/s, 0.2 ms, and
+    a memchr loop per space in Python cost a next edit ~8 us a call.)"""
+    return True in marks_held(text, _NO_BREAK_SPACES)
+
+
+_NO_BREAK_SPACES = (b"\xc2\xa0", b"\xe2\x80\xaf", b"\xe2\x80\x89", b"\xe2\x80\x87", b"\xe2\x81\x9f")
 
 # the marks that open a quotation of :data:`_MARKED_QUOTATION` (« », the corner brackets, ‹, „,
 # “, ‘, ‚, ″), and ” (which closes one opened by a straight mark, and opens the Swedish ”…”)
