@@ -16,7 +16,7 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from libc.stdint cimport uint16_t, uint32_t, uint64_t
 from libc.string cimport memchr, memcmp, memcpy
 
-from provgate._textnorm_py import check_byte_pairs, check_pairs
+from provgate.errors import InvalidArgumentError
 
 cnp.import_array()
 
@@ -182,6 +182,36 @@ cdef bint same_lines(const text_t* a, const text_t* b) noexcept nogil:
     return only_droppable_lines_left(a, &ca, has_a) and only_droppable_lines_left(b, &cb, has_b)
 
 
+cdef int check_pair_lists(object a, object b, str of) except -1:
+    """``a`` and ``b`` as ``_textnorm_py.check_pairs`` / ``check_byte_pairs`` take them, but
+    their items (checked on the snapshots, :func:`check_items`): the same errors, in the same
+    order, without two Python calls and loops per call (a session's next edit makes two)."""
+    if not isinstance(a, (list, tuple)):
+        raise TypeError(f"a must be a list or tuple of {of}, not {type(a).__name__}")
+    if not isinstance(b, (list, tuple)):
+        raise TypeError(f"b must be a list or tuple of {of}, not {type(b).__name__}")
+    if len(a) != len(b):
+        raise InvalidArgumentError(f"a and b must have the same length, got {len(a)} and {len(b)}", argument="b")
+    return 0
+
+
+cdef int check_items(tuple a, tuple b, bint as_bytes) except -1:
+    """The snapshots of ``a`` and ``b``: the same length, and every item of ``a``, then of
+    ``b``, a str (``isinstance``) or exactly bytes, as the reference checks them."""
+    cdef Py_ssize_t i
+    if len(a) != len(b):
+        raise InvalidArgumentError(f"a and b must have the same length, got {len(a)} and {len(b)}", argument="b")
+    for texts, name in ((a, "a"), (b, "b")):
+        for i in range(len(<tuple>texts)):
+            text = (<tuple>texts)[i]
+            if as_bytes:
+                if type(text) is not bytes:
+                    raise TypeError(f"{name}[{i}] must be bytes, not {type(text).__name__}")
+            elif not isinstance(text, str):
+                raise TypeError(f"{name}[{i}] must be str, not {type(text).__name__}")
+    return 0
+
+
 cdef int load_text(text_t* t, object s, str side, Py_ssize_t i) except -1:
     # the C-level test: an object whose __class__ says str passes isinstance (red team 39, 01)
     if not isinstance(s, str):
@@ -194,11 +224,11 @@ cdef int load_text(text_t* t, object s, str side, Py_ssize_t i) except -1:
 
 
 def same_after_normalisation(a, b):
-    check_pairs(a, b)
+    check_pair_lists(a, b, "str")
     # every text stays alive while we read it; the snapshots are what is checked and read: a
     # list subclass may iterate other items, or fewer, the second time (red team 39, 02)
     cdef tuple keep_a = tuple(a), keep_b = tuple(b)
-    check_pairs(keep_a, keep_b)
+    check_items(keep_a, keep_b, False)
     cdef Py_ssize_t n = len(keep_a), i
     cdef cnp.ndarray out = np.empty(n, dtype=np.bool_)
     if n == 0:
@@ -282,11 +312,11 @@ ctypedef bint (*pair_test)(const unsigned char*, Py_ssize_t, const unsigned char
 
 cdef cnp.ndarray each_pair(a, b, pair_test test):
     """``test`` of each pair of ``a`` and ``b`` (lists of bytes), into a bool array."""
-    check_byte_pairs(a, b)
+    check_pair_lists(a, b, "bytes")
     # the snapshots keep every text alive while it is read without the GIL, and are what is
     # checked (a list subclass may iterate other items the second time)
     cdef tuple keep_a = tuple(a), keep_b = tuple(b)
-    check_byte_pairs(keep_a, keep_b)
+    check_items(keep_a, keep_b, True)
     cdef Py_ssize_t n = len(keep_a), i
     cdef cnp.ndarray out = np.empty(n, dtype=np.bool_)
     if n == 0:
