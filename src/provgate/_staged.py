@@ -8,7 +8,7 @@ with StoreBusyError past its busy timeout).
 object's state: its connections, its path, its limits), with every write kept in memory instead:
 an edit's inline sources (``put_many``), which every read of this object then answers as stored
 (the gate's I3 sees them as the check would after a put: after every source the store holds,
-in the order put), the fact cache and the audit records. They are written by :meth:`StagedStore.commit`,
+in the order put), the fact cache and the audit records. :meth:`StagedStore.commit` writes them,
 in the order made, inside the caller's transaction.
 
 What a verdict relied on that another writer can change is what the check asked the store:
