@@ -9,11 +9,22 @@ object's state: its connections, its path, its limits), with every write kept in
 an edit's inline sources (``put_many``), which every read of this object then answers as stored
 (the gate's I3 sees them as the check would after a put: after every source the store holds,
 in the order put), the fact cache and the audit records. :meth:`StagedStore.commit` writes them,
-in the order made, inside the caller's transaction. :meth:`StagedStore.basis` is what a verdict
-relied on that another writer can change: the number of the newest stored source (sources are
-never changed or removed, only added) and the head of the gate's session in the audit log (its
-count of records and the newest one). The caller compares it, under the write lock, with what
-it was before the check began; if either moved, the check is made again under the lock.
+in the order made, inside the caller's transaction.
+
+What a verdict relied on that another writer can change is what the check asked the store:
+sources are never changed or removed, only added, so an answer can change only by a source
+stored since the check began (its ``basis``: the number of the newest stored source, read
+before the check) that it names. The staged store records every question (the handles asked
+by handle, found or not; the names a ``[src:NAME]`` marker was looked up by; the contents
+compared by digest); :meth:`StagedStore.answers_hold` asks, under the write lock, whether any
+source stored since the basis is one of those handles, has one of those names or one of those
+contents, and whether the head of the gate's session in the audit log (its count of records and
+the newest one) is the one the check began with. If not, the verdict stands and is committed; if
+so, or if it cannot tell (the check asked something any new source may change, a row it cannot
+read), the check is made again (red team 127, F03: any put of another process, however
+unrelated, made the check run again, and after two the check held the lock throughout).
+:meth:`StagedStore.handles_added_since` answers as of the basis: a source stored after it is
+seen only by the questions that name it, which the commit then finds.
 """
 
 from __future__ import annotations
@@ -22,9 +33,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from provgate.digests import compute_digest
-from provgate.errors import LimitExceededError, UnknownHandleError
+from provgate.errors import LimitExceededError, StoreCorruptionError, UnknownHandleError
 from provgate.handles import check_handle
 from provgate.store import (
+    _MAX_SEQ,
     MAX_KIND_BYTES,
     SourceInfo,
     SourceStore,
@@ -81,15 +93,27 @@ class StagedStore(SourceStore):
     """``store`` with its writes staged: see the module docstring. Not thread-safe beyond what
     one check needs (``provgate check`` runs one)."""
 
-    __slots__ = ("_calls", "_staged", "_staged_base")
+    __slots__ = ("_asked", "_basis", "_calls", "_contents_asked", "_names_asked", "_opaque", "_staged",
+                 "_staged_base")
 
-    def __init__(self, store: SourceStore) -> None:
+    def __init__(self, store: SourceStore, basis: int | None = None) -> None:
+        """``basis``: the newest stored source's number before the check began
+        (:func:`store_basis`); None reads the store as it is (and :meth:`answers_hold` cannot
+        tell)."""
         # the store's own state, shared (its connections, limits, schema); what is staged is kept
         # in this object's slots, apart from it
         self.__dict__ = store.__dict__
         self._staged: dict[str, tuple[str, bytes, str | None, float | None]] = {}
-        self._staged_base: int | None = None  # the newest stored source's number when staging began
+        self._basis = basis
+        self._staged_base: int | None = basis  # the newest stored source's number when staging began
         self._calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
+        # what the check asked the store (see the module docstring): handles asked by handle,
+        # names asked by name, contents compared by digest; opaque: a question any new source
+        # may answer otherwise (the whole store's handles or count)
+        self._asked: set[str] = set()
+        self._names_asked: set[str] = set()
+        self._contents_asked: set[str] = set()
+        self._opaque = False
 
     # -- writes: kept ------------------------------------------------------------------------------
 
@@ -128,6 +152,7 @@ class StagedStore(SourceStore):
             self._staged_base = SourceStore.handles_added_since(self, None)[0]
         for handle, row in rows.items():
             self._staged.setdefault(handle, row)
+        self._asked.update(rows)  # (another writer's source of the same handle would meet it at the commit)
         self._calls.append(("put_many", (dict(sources) if isinstance(sources, Mapping) else items,),
                             {"kind": kind, "ts": ts, **({"kinds": dict(kinds)} if kinds else {})}))
         return {h: row[0] for h, row in rows.items()}
@@ -150,17 +175,50 @@ class StagedStore(SourceStore):
             else:
                 getattr(store, name)(*args, **kwargs)
 
+    def answers_hold(self, store: SourceStore, session: str | None, basis: tuple[int, int, int]) -> bool:
+        """Under the caller's write lock: whether every answer the check was given is still the
+        store's, ``basis`` being :func:`store_basis` before the check began (the one this object
+        was made with). False when the session's head moved (another check of the session took
+        a cycle), when a source stored since the basis is a handle the check asked (found or
+        not, or one it staged), has a name a marker was looked up by (a handle named exactly,
+        or its name after the kind prefix), or holds a content the check compared, and whenever
+        it cannot tell (no basis, a question of the whole store, a row it cannot read)."""
+        now = store_basis(store, session)
+        if now == basis:
+            return True
+        if now[1:] != basis[1:] or self._basis is None or self._basis != basis[0] or self._opaque:
+            return False
+        try:
+            latest, added = SourceStore.handles_added_since(store, basis[0])
+            if latest != now[0] or not added:  # (sources are only added: anything else, re-check)
+                return False
+            asked, names = self._asked, self._names_asked
+            for handle in added:
+                if handle in asked or handle in names or (":" in handle and _name_of(handle) in names):
+                    return False
+            if self._contents_asked:
+                contents = self._contents_asked
+                if any(d in contents for d in SourceStore.digests_many(store, added).values()):
+                    return False
+        except StoreCorruptionError:
+            return False  # (the check made again meets the damage if it reads it)
+        return True
+
     # -- reads: the store's, and what is staged after every stored source ----------------------
+    # Each records what it was asked (answers_hold). Not recorded: the fact cache (a function of
+    # a content's digest, whoever writes it) and the session's records (its head is compared).
 
     def _seq_of(self, handle: str) -> int:
         return (self._staged_base or 0) + 1 + list(self._staged).index(handle)
 
     def _read_verified(self, handle: str) -> tuple[str, bytes]:
+        self._asked.add(handle)
         if handle in self._staged:
             return self._staged[handle][:2]
         return super()._read_verified(handle)
 
     def _read_verified_kind(self, handle: str) -> tuple[str, bytes, Any]:
+        self._asked.add(handle)
         if handle in self._staged:
             digest, data, kind, _ = self._staged[handle]
             return digest, data, kind
@@ -168,6 +226,7 @@ class StagedStore(SourceStore):
 
     def get_bytes_many(self, handles: Iterable[str], *, missing: str = "raise") -> dict[str, bytes]:
         wanted = self._handle_list(handles)
+        self._asked.update(wanted)
         found = super().get_bytes_many([h for h in wanted if h not in self._staged], missing="skip" if
                                        missing in ("raise", "skip") else missing)
         absent = [h for h in wanted if h not in found and h not in self._staged]
@@ -177,16 +236,46 @@ class StagedStore(SourceStore):
                 if h in self._staged or h in found}
 
     def resolves(self, handle: str) -> bool:
-        return check_handle(handle) in self._staged or super().resolves(handle)
+        handle = check_handle(handle)
+        self._asked.add(handle)
+        return handle in self._staged or super().resolves(handle)
 
     def unresolved(self, handles: Iterable[str]) -> list[str]:
-        return [h for h in super().unresolved(handles) if h not in self._staged]
+        wanted = self._handle_list(handles)
+        self._asked.update(wanted)
+        return [h for h in super().unresolved(wanted) if h not in self._staged]
 
     def handles_named(self, name: str) -> list[str]:
+        name = check_handle(name)
+        self._names_asked.add(name)
         return super().handles_named(name) + [h for h in self._staged if _name_of(h) == name]
 
+    def __iter__(self) -> Any:
+        self._opaque = True
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._opaque = True
+        return super().__len__()
+
+    def _handles_added_since_basis(self, seq: int | None) -> tuple[int, list[str]]:
+        """The store's answer as of the basis: a source another writer stored since is left out
+        (the questions that name it find it, and the commit then makes the check again)."""
+        basis = self._basis
+        if basis is None:
+            return super().handles_added_since(seq)
+        if seq is None:
+            return basis, []
+        if type(seq) is int and basis <= seq <= _MAX_SEQ:
+            return seq, []
+        latest, added = super().handles_added_since(seq)  # (refuses a seq that is no seq)
+        if latest > basis:
+            later = set(super().handles_added_since(basis)[1])
+            latest, added = basis, [h for h in added if h not in later]
+        return latest, added
+
     def handles_added_since(self, seq: int | None) -> tuple[int, list[str]]:
-        latest, added = super().handles_added_since(seq)
+        latest, added = self._handles_added_since_basis(seq)
         if not self._staged:
             return latest, added
         last = self._seq_of(next(reversed(self._staged)))
@@ -195,7 +284,9 @@ class StagedStore(SourceStore):
         return max(latest, last), added + [h for h in self._staged if self._seq_of(h) > seq]
 
     def handles_cited_as_many(self, names: Iterable[str]) -> dict[str, list[str]]:
-        found = super().handles_cited_as_many(names)
+        wanted = self._handle_list(names)
+        self._names_asked.update(wanted)
+        found = super().handles_cited_as_many(wanted)
         if not self._staged:
             return found
         for name, handles in found.items():
@@ -207,6 +298,7 @@ class StagedStore(SourceStore):
 
     def info(self, handle: str) -> SourceInfo:
         handle = check_handle(handle)
+        self._asked.add(handle)
         if handle in self._staged:
             digest, data, kind, ts = self._staged[handle]
             return SourceInfo(handle=handle, digest=digest, size=len(data), kind=kind, ts=ts, seq=self._seq_of(handle))
@@ -214,18 +306,21 @@ class StagedStore(SourceStore):
 
     def info_many(self, handles: Iterable[str]) -> dict[str, SourceInfo]:
         wanted = self._handle_list(handles)
+        self._asked.update(wanted)
         found = super().info_many([h for h in wanted if h not in self._staged])
         return {h: (self.info(h) if h in self._staged else found[h]) for h in wanted
                 if h in self._staged or h in found}
 
     def digests_many(self, handles: Iterable[str]) -> dict[str, str]:
         wanted = self._handle_list(handles)
+        self._asked.update(wanted)
         found = super().digests_many([h for h in wanted if h not in self._staged])
         return {h: (self._staged[h][0] if h in self._staged else found[h]) for h in wanted
                 if h in self._staged or h in found}
 
     def unmatched_contents(self, expected: Mapping[str, bytes]) -> list[str]:
         unmatched = super().unmatched_contents(expected)
+        self._contents_asked.update(_canonical_digest(d) for d in expected)  # (checked by the store's)
         if not self._staged or not unmatched:
             return unmatched
         staged = {_canonical_digest(d): data for d, data, _, _ in self._staged.values()}

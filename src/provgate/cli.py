@@ -227,12 +227,18 @@ def _check_and_commit(store: Any, edit: Any, args: argparse.Namespace) -> Any:
     as stored), so another writer of the store (an agent putting a tool call's result, another
     check) is never made to wait for a check, only for a commit (red team 124, F04: the lock
     was held from the session's resume through every rule). Under the lock the commit first
-    reads again what the verdict relied on that another writer can change (the newest source,
-    the session's newest record): if either moved since the check began, the verdict may be
-    stale (another check of the session took the next cycle, a source now resolves a marker),
-    and the check is made again: without the lock once more, and then, if the basis moved
-    again, under the lock, on the store as it is (a verdict is never committed on a basis
-    another writer changed since the check began)."""
+    asks whether what the check read may have changed since it began: whether another check of
+    the session recorded a verdict (it took the next cycle), or a source stored since is one the
+    check asked about (a handle it read or found unstored, a name a marker was looked up by, a
+    content it compared: StagedStore.answers_hold). A source no question of the check names is
+    no change to its verdict, which is committed (red team 127, F03: any put of another process
+    made the check run again, and after two the check held the lock throughout, so the put of
+    an agent storing tool results while checks run failed past its busy timeout). If the
+    answers may have changed, or it cannot tell, the verdict may be stale (a source now resolves
+    a marker, another check of the session took the next cycle), and the check is made again:
+    without the lock once more, and then, if that one's answers moved too, under the lock, on
+    the store as it is (a verdict is never committed on an answer another writer changed since
+    the check began)."""
     from provgate._staged import StagedStore, store_basis
     from provgate.gate import Gate
 
@@ -243,15 +249,15 @@ def _check_and_commit(store: Any, edit: Any, args: argparse.Namespace) -> Any:
 
     for _ in range(_UNLOCKED_CHECKS):
         basis = store_basis(store, args.session)  # (before the session is resumed)
-        staged = StagedStore(store)
+        staged = StagedStore(store, basis[0])
         verdict = check(staged)
         with store._one_transaction():
-            if store_basis(store, args.session) == basis:
+            if staged.answers_hold(store, args.session, basis):
                 staged.commit(store)
                 return verdict
         # (nothing written: the transaction held no write, and the staged check is dropped)
-    # other writers moved the basis under every check made without the lock: the last one is
-    # made under it, where nothing can move (as every check was made before red team 124, F04)
+    # other writers changed what every check made without the lock read: the last one is made
+    # under it, where nothing can move (as every check was made before red team 124, F04)
     with store._one_transaction():
         return check(store)
 
