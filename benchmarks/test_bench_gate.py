@@ -206,6 +206,40 @@ def test_next_edit_of_a_committed_chain(benchmark, window, store, name, caches):
     benchmark.extra_info.update(implementation=IMPL, blocks=len(verdict.window))
 
 
+@pytest.fixture(scope="module")
+def small_session(tmp_path_factory):
+    """The summarize edit's session on a 10k-token window (12 blocks), its store filled as the
+    standard one is: the next edit's floor, what a check costs whatever the window's size."""
+    small = make_window(10_000, seed=0)
+    store = SourceStore(str(tmp_path_factory.mktemp("gate-small") / "store.sqlite3"))
+    for handle, text in {**small.sources, **summarize_edit(small)["sources"]}.items():
+        store.put(handle, text)
+    yield store, parse_edit(_edit(small, "summarize"))
+    store.close()
+
+
+@pytest.mark.benchmark(group="gate-chain")
+def test_next_edit_of_a_small_committed_chain(benchmark, small_session):
+    """``next_edit_of_a_committed_chain`` (warm) on a 12-block window: the same one-block edit
+    with a window 50 times smaller. Its time is what every check pays whatever the window (the
+    rules' and the bookkeeping's fixed cost); the standard chain's, less this, is what grows
+    with the window."""
+    store, edit = small_session
+    gate = _session_gate(store, edit)
+    last = [gate.check_edit(edit, commit=True)]
+    assert last[0].accepted
+    variants = iter(range(1, 1000))
+
+    def step(nxt):
+        last[0] = gate.check_edit(nxt, commit=True)
+        return last[0]
+
+    verdict = benchmark.pedantic(step, setup=lambda: ((_next_cycle(last[0], next(variants)),), {}),
+                                 rounds=30, iterations=1)
+    assert verdict.accepted, verdict.summary()
+    benchmark.extra_info.update(implementation=IMPL, blocks=len(verdict.window))
+
+
 @pytest.mark.parametrize("name", ["prune", "summarize"])
 @pytest.mark.benchmark(group="gate-recheck-json")
 def test_recheck_with_plain_json_blocks(benchmark, window, store, name):
