@@ -400,3 +400,80 @@ def test_a_marker_under_a_quoted_key_swapped_is_refused(key):
     assert not summarize(source, lie).accepted
     lines = source.splitlines(keepends=True)
     assert_accepted(rewrite(source, lines[0] + lines[2] + lines[1]))
+
+
+# red team 127, F09: a package table without a marker was no requirement, so a marker moved onto
+# it from another package's table (urllib3 Windows-only, requests everywhere), or two such tables'
+# extras swapped, was accepted as a rewrite and as a summary; the requirements.txt twin was refused
+MOVES = [  # (source, lie)
+    ("[packages]\nrequests = {version = \"==2.31.0\", os_name = \"== 'nt'\"}\nurllib3 = {version = \"==2.0.7\"}\n",
+     "[packages]\nrequests = {version = \"==2.31.0\"}\nurllib3 = {version = \"==2.0.7\", os_name = \"== 'nt'\"}\n"),
+    ("[packages]\nrequests = {version = \"==2.31.0\", markers = \"os_name == 'nt'\"}\nurllib3 = {version = \"==2.0.7\"}\n",
+     "[packages]\nrequests = {version = \"==2.31.0\"}\nurllib3 = {version = \"==2.0.7\", markers = \"os_name == 'nt'\"}\n"),
+    ("[tool.poetry.dependencies]\nrequests = { version = \"2.31.0\", python = \"<3.8\" }\nurllib3 = { version = \"2.0.7\" }\n",
+     "[tool.poetry.dependencies]\nrequests = { version = \"2.31.0\" }\nurllib3 = { version = \"2.0.7\", python = \"<3.8\" }\n"),
+    ("[packages.requests]\nversion = \"==2.31.0\"\nsys_platform = \"== 'win32'\"\n\n[packages.urllib3]\nversion = \"==2.0.7\"\n",
+     "[packages.requests]\nversion = \"==2.31.0\"\n\n[packages.urllib3]\nversion = \"==2.0.7\"\nsys_platform = \"== 'win32'\"\n"),
+    ("[packages]\nrequests = {\n  version = \"==2.31.0\",\n  os_name = \"== 'nt'\"\n}\nurllib3 = {\n  version = \"==2.0.7\"\n}\n",
+     "[packages]\nrequests = {\n  version = \"==2.31.0\"\n}\nurllib3 = {\n  version = \"==2.0.7\",\n  os_name = \"== 'nt'\"\n}\n"),
+]
+
+
+@pytest.mark.parametrize("source, lie", MOVES)
+def test_a_marker_moved_onto_a_table_without_one_is_refused(source, lie):
+    assert_marker_moved_refused(source, lie)
+
+
+EXTRAS = ("[packages]\nrequests = {version = \"==2.31.0\", extras = [\"socks\"]}\n"
+          "uvicorn = {version = \"==0.23.0\", extras = [\"standard\"]}\nurllib3 = {version = \"==2.0.7\"}\n")
+
+
+@pytest.mark.parametrize("lie", [
+    _swapped(EXTRAS, '["socks"]', '["standard"]'),                                       # swapped
+    EXTRAS.replace(', extras = ["standard"]', "").replace('"==2.0.7"}', '"==2.0.7", extras = ["standard"]}'),  # moved
+    EXTRAS.replace('"==2.0.7"}', '"==2.0.7", extras = ["socks"]}'),                       # added
+])
+def test_extras_moved_between_tables_without_markers_are_refused(lie):
+    v = rewrite(EXTRAS, lie)
+    assert not v.accepted
+    find(v, "I2", block="b1", evidence__change="requirement_changed")
+    v = summarize(EXTRAS, lie)
+    assert not v.accepted
+    find(v, "I1", block="s1", evidence__change="requirement_changed")
+
+
+@pytest.mark.parametrize("source, text, edits", [
+    (MOVES[0][0], "\n".join(MOVES[0][0].splitlines()[::-1][:-1]) + "\n[packages]\n", (summarize,)),  # rows reordered
+    (MOVES[0][0], MOVES[0][0].replace('{version = "==2.31.0", os_name = "== \'nt\'"}',
+                                      '{os_name = "== \'nt\'", version = "==2.31.0"}'), (rewrite, summarize)),  # keys
+    (MOVES[2][0], MOVES[2][0].replace("{ version", "{version").replace('" }', '"}'), (rewrite, summarize)),  # re-spaced
+    (MOVES[3][0], "\n\n".join(MOVES[3][0].split("\n\n")[::-1]) + "\n", (rewrite, summarize)),  # tables reordered
+    (MOVES[0][0], MOVES[0][0] + "# pinned for the proxy\n", (rewrite, summarize)),          # tables unchanged
+    (MOVES[0][0], MOVES[0][0].replace(', os_name = "== \'nt\'"', ""), (summarize,)),       # a marker dropped
+    (EXTRAS, "\n".join(EXTRAS.splitlines()[::-1][:-1]) + "\n[packages]\n", (rewrite, summarize)),
+    (EXTRAS, EXTRAS.replace('{version = "==0.23.0", extras = ["standard"]}',
+                            '{extras = ["standard"], version = "==0.23.0"}'), (rewrite, summarize)),
+    (EXTRAS, 'uvicorn = {version = "==0.23.0", extras = ["standard"]} serves the app.\n', (summarize,)),  # one kept
+])
+def test_tables_without_markers_kept_are_accepted(source, text, edits):
+    for edit in edits:
+        assert_accepted(edit(source, text))
+
+
+def test_package_tables_are_read_with_a_marker_or_none():
+    from provgate.gate import _marked_requirements_of, _package_tables
+
+    source, _ = MOVES[0]
+    assert set(_package_tables(source.encode())) == {
+        (b"requests", b"", ((b"==", b"2.31"),), b"os-name == 'nt'"), (b"urllib3", b"", ((b"==", b"2.0.7"),), b"")}
+    assert set(_package_tables(MOVES[3][0].encode())) == {
+        (b"requests", b"", ((b"==", b"2.31"),), b"sys-platform == 'win32'"), (b"urllib3", b"", ((b"==", b"2.0.7"),), b"")}
+    assert set(_package_tables(EXTRAS.encode())) == {
+        (b"requests", b"socks", ((b"==", b"2.31"),), b""), (b"uvicorn", b"standard", ((b"==", b"0.23"),), b""),
+        (b"urllib3", b"", ((b"==", b"2.0.7"),), b"")}
+    # (a table of no package: no key of one, nor a section of packages; a table without a marker is
+    # read from a block only where its text may hold one, from a text compared with always)
+    assert _package_tables(b'point = {x = 1, y = 2}\n[tool.black.x]\nline = 3\n') == {}
+    plain = b'[packages]\nurllib3 = {version = "==2.0.7"}\n'
+    assert _marked_requirements_of(plain) == {}
+    assert list(_marked_requirements_of(plain, True)) == [(b"urllib3", b"", ((b"==", b"2.0.7"),), b"")]
