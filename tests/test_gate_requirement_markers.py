@@ -194,6 +194,13 @@ def test_a_python_constraint_is_keyed_as_a_set_of_clauses():
     assert _constraint_set(b">=3.8,<4.0") != _constraint_set(b">=3.8,<3.10")
     assert _constraint_set(b">=3.8,<4.0") != _constraint_set(b">=3.8 || <4.0")  # (an "or" is no "and")
     assert _constraint_set(b"linux") == b"linux" and _constraint_set(b"^3.8") == b"^3.8"
+    # (red team 127, F05: clauses joined by blanks, "|" for "||", and "^"/"~" alternatives are
+    # sets too; clauses swapped across alternatives, a hyphen range's ends swapped, are not)
+    assert _constraint_set(b">=3.8 <4.0 || >=2.7 <3.0") == _constraint_set(b"<4.0 >=3.8 | <3.0,>=2.7")
+    assert _constraint_set(b">= 3.8 < 4.0") == _constraint_set(b">=3.8,<4.0") != _constraint_set(b">=3.8 || <4.0")
+    assert _constraint_set(b"^2.7 || ^3.8") == _constraint_set(b"^3.8||^2.7") != _constraint_set(b"^2.7 || ~3.8")
+    assert _constraint_set(b">=3.8 <3.0 || >=2.7 <4.0") != _constraint_set(b">=3.8 <4.0 || >=2.7 <3.0")
+    assert _constraint_set(b"1.2 - 2.0") != _constraint_set(b"2.0 - 1.2")
 
 # red team 126, F11: Poetry's "||" alternatives are a set of sets: reordered, the same
 ALTERNATIVES = ("[tool.poetry.dependencies]\n"
@@ -204,6 +211,8 @@ ALTERNATIVES = ("[tool.poetry.dependencies]\n"
     ">=2.7,<3.0 || >=3.8,<4.0",          # the alternatives reordered
     "<4.0,>=3.8 || >=2.7,<3.0",          # the clauses reordered inside one alternative
     "<3.0,>=2.7||<4.0, >=3.8",           # both, re-spaced
+    ">=2.7,<3.0 | >=3.8,<4.0",           # Poetry's single "|" (red team 127, F05)
+    "<4.0 >=3.8 | <3.0 >=2.7",           # clauses joined by blanks, reordered (F05)
 ])
 def test_poetry_alternatives_reordered_are_accepted(written):
     for edit in (rewrite, summarize):
@@ -214,6 +223,8 @@ def test_poetry_alternatives_reordered_are_accepted(written):
     ">=3.8,<3.0 || >=2.7,<4.0",          # clauses swapped across the alternatives
     ">=2.7,<4.0 || >=3.8,<3.0",          # the same, reordered
     ">=3.8,<4.0 || >=2.6,<3.0",          # the second alternative changed
+    ">=3.8,<3.0 | >=2.7,<4.0",           # swapped across "|" alternatives (red team 127, F05)
+    ">=3.8 <3.0 || >=2.7 <4.0",          # swapped across alternatives of clauses joined by blanks
 ])
 def test_poetry_alternatives_changed_are_refused(written):
     lie = ALTERNATIVES.replace(">=3.8,<4.0 || >=2.7,<3.0", written)

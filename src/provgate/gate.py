@@ -14297,11 +14297,13 @@ _REQ_NAME_EXTRAS = (
     rb"(?:\[(" + _REQ_EXTRA + rb"*)\]|[ \t]*\\\[([A-Za-z]" + _REQ_EXTRA + rb"*)\\\]|[ \t]+\[([A-Za-z]"
     + _REQ_EXTRA + rb"*)\])?")
 # (and Poetry's "||" alternatives, each such a set: ">=3.8,<4.0 || >=2.7,<3.0", red team 126, F11:
-# the set ended at the first "||", so the alternatives reordered were a new requirement)
+# the set ended at the first "||", so the alternatives reordered were a new requirement; and
+# Poetry's single "|", the same: red team 127, F05)
 _REQ_CLAUSES = (_REQ_OP + rb"[ \t]*" + _REQ_VERSION + rb"(?:(?:[ \t]*,[ \t]*|[ \t]+)" + _REQ_OP
                 + rb"[ \t]*" + _REQ_VERSION + rb")*")
 _REQ_SPECIFIERS = (rb"[ \t]*(?:[=:](?!=)[ \t]*['\"]?|\([ \t]*)?"
-                   rb"(" + _REQ_CLAUSES + rb"(?:[ \t]*\|\|[ \t]*" + _REQ_CLAUSES + rb")*)")
+                   rb"(" + _REQ_CLAUSES + rb"(?:[ \t]*\|\|?[ \t]*" + _REQ_CLAUSES + rb")*)")
+_ALTERNATIVES = re.compile(rb"\|\|?")  # (Poetry's "or": "||", or "|")
 _REQUIREMENT = re.compile(_REQ_NAME_EXTRAS + _REQ_SPECIFIERS)
 _REQ_CLAUSE = re.compile(rb"(" + _REQ_OP + rb")[ \t]*['\"]?(v?[0-9](?:[A-Za-z0-9.*+!_\-]*[A-Za-z0-9*])?)")
 # (no requirement without a comparison and a digit after it: one search of a text, most texts)
@@ -14811,20 +14813,31 @@ def _clause_text(op: bytes, version: bytes) -> bytes:
     return op + (_padded_version(op, version.lower()) if b"0"[0] in version else version.lower())
 
 
+# a clause of a Poetry constraint: its operator (a comparison, "^", "~", or none) and its version,
+# blanks after the operator allowed; clauses are joined by "," or blanks (poetry-core's "and")
+_CONSTRAINT_CLAUSE = re.compile(rb"(===|==|!=|~=|>=|<=|>|<|=|\^|~)?[ \t]*([^\s,|<>=!~^]+)")
+_HYPHEN_RANGE = re.compile(rb"[ \t]-[ \t]")
+
+
 def _constraint_set(value: bytes) -> bytes:
-    """Poetry's ``python`` or ``platform`` constraint as the set it is: its ``||`` alternatives,
-    each a set of ``,``-separated clauses (blanks dropped; a comparison's version padded as
-    PEP 440 compares it), sorted (red team 125, F12: ``>=3.8,<4.0`` and ``<4.0,>=3.8`` were two
-    requirements)."""
+    """Poetry's ``python`` or ``platform`` constraint as the set it is: its ``||`` (or ``|``)
+    alternatives, each a set of clauses joined by ``,`` or blanks (blanks dropped; a
+    comparison's version padded as PEP 440 compares it), sorted (red team 125, F12:
+    ``>=3.8,<4.0`` and ``<4.0,>=3.8`` were two requirements; red team 127, F05: ``>=3.8 <4.0``
+    and ``<4.0 >=3.8``, and ``|`` reordered, too). A hyphen range (``1.2 - 2.0``) is one clause,
+    as written."""
     alternatives = set()
-    for alternative in value.split(b"||"):
+    for alternative in _ALTERNATIVES.split(value):
         clauses = set()
-        for clause in alternative.split(b","):
-            clause = b"".join(clause.split())
-            if (m := _REQ_CLAUSE.fullmatch(clause)) is not None:
-                clause = _clause_text(m.group(1), m.group(2))
-            if clause:
+        if _HYPHEN_RANGE.search(alternative) is not None:
+            clauses.add(b"".join(alternative.split()))
+        else:
+            for op, version in _CONSTRAINT_CLAUSE.findall(alternative):
+                clause = (op or b"") + version
+                if (m := _REQ_CLAUSE.fullmatch(clause)) is not None:
+                    clause = _clause_text(m.group(1), m.group(2))
                 clauses.add(clause)
+        clauses.discard(b"")
         alternatives.add(b",".join(sorted(clauses)))
     return b" || ".join(sorted(alternatives))
 
@@ -14870,12 +14883,12 @@ def _requirement_key(m: re.Match[bytes]) -> tuple[bytes, ...]:
     extras = b"" if raw is None else b",".join(
         sorted({_PEP503_RUN.sub(b"-", e.strip().lower()) for e in raw.split(b",")} - {b""}))
     specifiers = m.group(5)
-    if b"||" in specifiers:
+    if b"|" in specifiers:
         # (alternatives: each a sorted set of clauses, written "op+version,...", as the pair
         # (b"||", it), the pairs sorted; one alternative alone is the plain set. Clauses swapped
-        # across alternatives are another requirement: red team 126, F11)
+        # across alternatives are another requirement: red team 126, F11. "|" is "||": 127 F05)
         alternatives = {b",".join(sorted({_clause_text(op, v) for op, v in _REQ_CLAUSE.findall(alternative)}))
-                        for alternative in specifiers.split(b"||")}
+                        for alternative in _ALTERNATIVES.split(specifiers)}
         if len(alternatives) > 1:
             return (name, extras) + tuple(x for a in sorted(alternatives) for x in (b"||", a))
     clauses = sorted({(op, _padded_version(op, v.lower()) if b"0" in v else v.lower())
