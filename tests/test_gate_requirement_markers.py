@@ -488,3 +488,49 @@ def test_package_tables_are_read_with_a_marker_or_none():
     plain = b'[packages]\nurllib3 = {version = "==2.0.7"}\n'
     assert _marked_requirements_of(plain) == {}
     assert list(_marked_requirements_of(plain, True)) == [(b"urllib3", b"", ((b"==", b"2.0.7"),), b"")]
+
+
+# red team 127, F05: Poetry's "^"/"~" alternatives reordered are the same constraint (refused as
+# an ungrounded kv: the requirement pattern reads comparisons only); changed, they are another
+CARET = "[tool.poetry.dependencies]\npython = \"{}\"\nrequests = {{ version = \"2.31.0\", python = \"{}\" }}\n"
+
+
+@pytest.mark.parametrize("source, written", [
+    ("^2.7 || ^3.8", "^3.8 || ^2.7"),
+    ("~2.7 || ~3.8", "~3.8||~2.7"),
+    ("^2.7,!=2.7.5 || ^3.8,!=3.8.1", "^3.8, !=3.8.1 | !=2.7.5 ^2.7"),   # clauses reordered, "|"
+    (">=2.7,<3.0 || ^3.8", "^3.8 || <3.0,>=2.7"),                         # comparisons beside a caret
+])
+def test_poetry_caret_alternatives_reordered_are_accepted(source, written):
+    for edit in (rewrite, summarize):
+        assert_accepted(edit(CARET.format(source, source), CARET.format(written, written)))
+
+
+@pytest.mark.parametrize("source, written", [
+    ("^2.7 || ^3.8", "^3.8 || ^2.6"),                                     # a version changed
+    ("^2.7 || ^3.8", "~3.8 || ^2.7"),                                     # a caret made a tilde
+    ("^2.7 || ^3.8", "^3.8, ^2.7"),                                       # an "or" made an "and"
+    ("^2.7 || ^3.8", "^3.8 || ^2.7 || ^3.6"),                             # an alternative added
+    ("^2.7,!=2.7.5 || ^3.8,!=3.8.1", "^2.7,!=3.8.1 || ^3.8,!=2.7.5"),     # clauses swapped across
+    (">=2.7,<3.0 || ^3.8", "^3.8 || <3.1,>=2.7"),
+])
+def test_poetry_caret_alternatives_changed_are_refused(source, written):
+    for edit in (rewrite, summarize):
+        v = edit(CARET.format(source, source), CARET.format(written, source))
+        assert not v.accepted
+        v = edit(CARET.format(source, source), CARET.format(source, written))
+        assert not v.accepted
+
+
+def test_poetry_caret_alternatives_are_keyed_as_a_set_of_clause_sets():
+    from provgate.gate import _requirement_spans
+
+    key, = _requirements(b'python = "^2.7 || ^3.8"')
+    assert key == (b"python", b"", b"||", b"^2.7", b"||", b"^3.8")
+    assert set(_requirements(b"python = '~3.8|^2.7'")) != {key} and set(_requirements(b'python = "^3.8 | ^2.7"')) == {key}
+    # (one span, the whole constraint; the comparisons the pattern reads inside it are no other)
+    text = b'python = ">=2.7,<3.0 || ^3.8"\n'
+    assert _requirement_spans(text) == [(0, len(text) - 1, (b"python", b"", b"||", b"<3,>=2.7", b"||", b"^3.8"))]
+    # (a constraint of comparisons only is the pattern's; a caret beside a markdown table's "|" is none)
+    assert _requirement_spans(b'python = ">=3.8 || >=2.7"')[0][1] == 25
+    assert _requirements(b"| ~5 min | ^2 |\n| a = 1 | b |\n") == {}

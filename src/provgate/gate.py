@@ -10715,7 +10715,8 @@ def _near_requirement(table: FactTable, r: int) -> bool:
         lo, hi = a, b
     else:
         lo, hi = max(0, a - _REQ_NEAR[0]), b + _REQ_NEAR[1]
-    return _REQUIREMENT_HINT.search(table.data, lo, hi) is not None
+    return (_REQUIREMENT_HINT.search(table.data, lo, hi) is not None
+            or _may_hold_constraint_alternatives(table.data, lo, hi))  # (Poetry's "^2.7 || ^3.8": 127 F05)
 
 
 # (before, after) a row, the bytes a requirement holding it has a comparison in (_near_requirement)
@@ -14364,6 +14365,8 @@ def _requirements(text: bytes) -> dict[tuple[bytes, ...], str]:
     if _may_hold_markers(text):
         for key, said in _markers(text):
             out.setdefault(key, said)
+    for start, end, key in _constraint_alternatives(text):
+        out.setdefault(key, text[start:end].decode("utf-8", "replace"))
     return out
 
 
@@ -14842,6 +14845,56 @@ def _constraint_set(value: bytes) -> bytes:
     return b" || ".join(sorted(alternatives))
 
 
+# Poetry's "^"/"~" alternatives as a TOML key's quoted value ('python = "^2.7 || ^3.8"', red team
+# 127, F05: the requirement pattern reads comparisons only, so the alternatives reordered were an
+# ungrounded kv): a name, "=", a quoted constraint of "||" or "|" alternatives, each of clauses
+# joined by "," or blanks. Looked for only on a line holding a "^"/"~" clause and a "|"
+_CONSTRAINT_ALTERNATIVE_CLAUSE = rb"(?:===|==|!=|~=|>=|<=|>|<|=|\^|~)?[ \t]*v?[0-9*][A-Za-z0-9.*+!_\-]*"
+_CONSTRAINT_ALTERNATIVES = re.compile(
+    rb"(?<![A-Za-z0-9._\-])([A-Za-z](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)[ \t]*=[ \t]*([\"'])[ \t]*("
+    + _CONSTRAINT_ALTERNATIVE_CLAUSE + rb"(?:(?:[ \t]*,[ \t]*|[ \t]+|[ \t]*\|\|?[ \t]*)"
+    + _CONSTRAINT_ALTERNATIVE_CLAUSE + rb")*)[ \t]*\2")
+_CARET_CLAUSE = re.compile(rb"[\^~](?!=)[ \t]*v?[0-9]")
+_COMPARISON_OPS = frozenset((b"===", b"==", b"!=", b"~=", b">=", b"<=", b">", b"<"))
+
+
+def _may_hold_constraint_alternatives(text: bytes, lo: int = 0, hi: int | None = None) -> bool:
+    """Whether ``text`` (from ``lo`` to ``hi``) may hold :data:`_CONSTRAINT_ALTERNATIVES` with a
+    ``^``/``~`` clause: a ``|``, a ``^`` or ``~`` (byte scans), then such a clause."""
+    hi = len(text) if hi is None else hi
+    return (text.find(b"|", lo, hi) >= 0 and (text.find(b"^", lo, hi) >= 0 or text.find(b"~", lo, hi) >= 0)
+            and _CARET_CLAUSE.search(text, lo, hi) is not None)
+
+
+def _constraint_alternatives(text: bytes) -> list[tuple[int, int, tuple[bytes, ...]]]:
+    """Each Poetry constraint of ``^``/``~`` alternatives in ``text``
+    (:data:`_CONSTRAINT_ALTERNATIVES`; one of comparisons only is the requirement pattern's) as
+    (start, end, key): the key as :func:`_requirement_key` keys alternatives (the name by PEP
+    503, no extras, then ``b"||"`` and each alternative of :func:`_constraint_set`, sorted), its
+    bytes from the name to the closing quote. Each line holding a ``^``/``~`` clause and a
+    ``|`` is read once."""
+    out: list[tuple[int, int, tuple[bytes, ...]]] = []
+    if not _may_hold_constraint_alternatives(text):
+        return out
+    done = -1
+    for hint in _CARET_CLAUSE.finditer(text):
+        if hint.start() < done:
+            continue
+        line = text.rfind(b"\n", 0, hint.start()) + 1
+        done = text.find(b"\n", hint.start())
+        done = len(text) if done < 0 else done
+        if text.find(b"|", line, done) < 0:
+            continue
+        for m in _CONSTRAINT_ALTERNATIVES.finditer(text, line, done):
+            value = m.group(3)
+            if b"|"[0] not in value or all(op in _COMPARISON_OPS for op, _ in _CONSTRAINT_CLAUSE.findall(value)):
+                continue
+            key = (_PEP503_RUN.sub(b"-", m.group(1).lower()), b"")
+            out.append((m.start(), m.end(), key + tuple(x for a in _constraint_set(value).split(b" || ")
+                                                         for x in (b"||", a))))
+    return out
+
+
 # a version as PEP 440 compares it (red team 120, F17: "django==3.2" -> "django==3.2.0" was refused,
 # pip reading them equal). PEP 440, "Version matching": "The only substitution performed is the zero
 # padding of the release segment to ensure the release segments are compared with the same length";
@@ -14902,7 +14955,12 @@ def _requirement_spans(text: bytes) -> list[tuple[int, int, tuple[bytes, ...]]]:
     ASCII reading has other offsets)."""
     if _has_unicode_comparison(text) and _ascii_comparisons(text) != text:
         return []
-    return [(m.start(), m.end(), _requirement_key(m)) for m in _requirement_matches(text)]
+    spans = [(m.start(), m.end(), _requirement_key(m)) for m in _requirement_matches(text)]
+    if alternatives := _constraint_alternatives(text):
+        # (Poetry's "^"/"~" alternatives: a requirement the pattern read inside one, of its first
+        # comparisons, is none: the spans do not overlap)
+        spans = [span for span in spans if not any(a <= span[0] < b for a, b, _ in alternatives)] + alternatives
+    return spans
 
 
 def _requirement_matches(text: bytes) -> Iterator[re.Match[bytes]]:
