@@ -435,6 +435,21 @@ def test_a_marker_moved_onto_a_table_without_one_is_refused(source, lie):
     assert_marker_moved_refused(source, lie)
 
 
+STRINGS = ("[tool.poetry.dependencies]\npython = \"^3.8\"\nrequests = { version = \"2.31.0\", python = \"<3.8\" }\n"
+           "urllib3 = \"2.0.7\"\n")
+
+
+def test_a_marker_moved_onto_a_package_written_as_a_string_is_refused():
+    # (a package written as a string under a section of packages is its requirement too: the
+    # summary making urllib3's string a table with requests' python was accepted)
+    lie = STRINGS.replace('{ version = "2.31.0", python = "<3.8" }', '"2.31.0"').replace(
+        'urllib3 = "2.0.7"', 'urllib3 = { version = "2.0.7", python = "<3.8" }')
+    v = summarize(STRINGS, lie)
+    assert not v.accepted
+    assert {x.invariant for x in marked(v)} == {"I1"}, v.violations
+    assert not rewrite(STRINGS, lie).accepted
+
+
 EXTRAS = ("[packages]\nrequests = {version = \"==2.31.0\", extras = [\"socks\"]}\n"
           "uvicorn = {version = \"==0.23.0\", extras = [\"standard\"]}\nurllib3 = {version = \"==2.0.7\"}\n")
 
@@ -465,6 +480,8 @@ def test_extras_moved_between_tables_without_markers_are_refused(lie):
     (EXTRAS, EXTRAS.replace('{version = "==0.23.0", extras = ["standard"]}',
                             '{extras = ["standard"], version = "==0.23.0"}'), (rewrite, summarize)),
     (EXTRAS, 'uvicorn = {version = "==0.23.0", extras = ["standard"]} serves the app.\n', (summarize,)),  # one kept
+    (STRINGS, "\n".join(STRINGS.splitlines()[::-1][:-1]) + "\n[tool.poetry.dependencies]\n", (summarize,)),
+    (STRINGS, STRINGS.replace('urllib3 = "2.0.7"', "urllib3 = '2.0.7'  # pinned"), (rewrite, summarize)),
 ])
 def test_tables_without_markers_kept_are_accepted(source, text, edits):
     for edit in edits:
@@ -485,6 +502,10 @@ def test_package_tables_are_read_with_a_marker_or_none():
     # (a table of no package: no key of one, nor a section of packages; a table without a marker is
     # read from a block only where its text may hold one, from a text compared with always)
     assert _package_tables(b'point = {x = 1, y = 2}\n[tool.black.x]\nline = 3\n') == {}
+    # (a package written as a string, under a section of packages only)
+    assert set(_package_tables(b'[packages]\nrequests = "*"\n"zope.interface" = "==5.0"  # c\n[tool.x]\nb = "1"\n')) == {
+        (b"requests", b"", (), b""), (b"zope-interface", b"", ((b"==", b"5"),), b"")}
+    assert (b"urllib3", b"", ((b"==", b"2.0.7"),), b"") in _package_tables(STRINGS.encode())
     plain = b'[packages]\nurllib3 = {version = "==2.0.7"}\n'
     assert _marked_requirements_of(plain) == {}
     assert list(_marked_requirements_of(plain, True)) == [(b"urllib3", b"", ((b"==", b"2.0.7"),), b"")]

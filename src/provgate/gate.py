@@ -14795,9 +14795,9 @@ def _package_tables(text: bytes) -> dict[tuple[bytes, bytes, tuple[tuple[bytes, 
                 out.setdefault(*got)
     if b"packages" in text or b"dependencies" in text:
         for m in _HEADER_OPENING.finditer(text):
-            line = text.rfind(b"\n", 0, m.start()) + 1
-            if text[line:m.start()].strip(b" \t"):
+            if not _at_line_start(text, m.start()):
                 continue
+            line = text.rfind(b"\n", 0, m.start()) + 1
             header = _TABLE_HEADER.match(text, line)
             if header is None or not any(word in (header.group(1) or header.group(3)).lower()
                                          for word in (b"dependencies", b"packages")):
@@ -14809,7 +14809,40 @@ def _package_tables(text: bytes) -> dict[tuple[bytes, bytes, tuple[tuple[bytes, 
                                      _ANY_TABLE)
             if got is not None:
                 out.setdefault(*got)
+        # (and a package written as a string under a section of packages, 'urllib3 = "2.0.7"',
+        # Poetry's, a Pipfile's: a marker moved onto it is a marker it had not)
+        done = -1
+        for m in _PACKAGES_SECTION.finditer(text):
+            if m.start() < done or not _at_line_start(text, m.start()):
+                continue  # (a header inside a section read: its lines were read with it)
+            end = text.find(b"\n[", m.end())
+            end = done = len(text) if end < 0 else end
+            for pair in _PACKAGE_STRING.finditer(text, m.end(), end):
+                version = b"".join(pair.group(3).split())
+                clauses = {(op, _padded_version(op, v.lower())) for op, v in _REQ_CLAUSE.findall(version)}
+                clauses.update((op, v.lower()) for op, v in _TABLE_CARET.findall(version))
+                if not clauses and version[:1].isdigit():
+                    clauses.add((b"==", _padded_version(b"==", version.lower())))
+                out.setdefault((_PEP503_RUN.sub(b"-", (pair.group(1) or pair.group(2)).lower()), b"",
+                                tuple(sorted(clauses)), b""), pair.group(0).strip().decode("utf-8", "replace"))
     return out
+
+
+def _at_line_start(text: bytes, at: int) -> bool:
+    """Whether only blanks, at most 64 of them, stand before ``at`` on its line (a bounded look
+    back: a search to the text's start for each of many brackets on one line was quadratic)."""
+    lo = max(0, at - 64)
+    line = text.rfind(b"\n", lo, at) + 1
+    return (line > 0 or lo == 0) and not text[line:at].strip(b" \t")
+
+
+# a section of packages' header ("[packages]", "[dev-packages]", "[tool.poetry.dependencies]",
+# "[tool.poetry.group.dev.dependencies]"), led by its "[" (the line's start checked apart), and
+# a package of it written as a string ('urllib3 = "2.0.7"', 'requests = "*"')
+_PACKAGES_SECTION = re.compile(rb"\[[ \t]*(?:[A-Za-z0-9_.\-]+\.)?(?:dev-)?(?:packages|dependencies)[ \t]*\][ \t]*"
+                               rb"(?:#[^\r\n]*)?(?=\r?\n|\Z)")
+_PACKAGE_STRING = re.compile(rb"""(?m)^[ \t]*(?:([A-Za-z0-9][A-Za-z0-9_.\-]*)|"([A-Za-z0-9][A-Za-z0-9_.\-]*)")[ \t]*=[ \t]*"""
+                             rb"""["']([^"'\n]*)["'][ \t]*(?:#[^\r\n]*)?\r?$""")
 
 def _clause_text(op: bytes, version: bytes) -> bytes:
     """A comparison and its version as PEP 440 compares it (:func:`_padded_version`), one text."""
