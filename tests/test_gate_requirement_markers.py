@@ -194,6 +194,13 @@ def test_a_python_constraint_is_keyed_as_a_set_of_clauses():
     assert _constraint_set(b">=3.8,<4.0") != _constraint_set(b">=3.8,<3.10")
     assert _constraint_set(b">=3.8,<4.0") != _constraint_set(b">=3.8 || <4.0")  # (an "or" is no "and")
     assert _constraint_set(b"linux") == b"linux" and _constraint_set(b"^3.8") == b"^3.8"
+    # (red team 127, F05: clauses joined by blanks, "|" for "||", and "^"/"~" alternatives are
+    # sets too; clauses swapped across alternatives, a hyphen range's ends swapped, are not)
+    assert _constraint_set(b">=3.8 <4.0 || >=2.7 <3.0") == _constraint_set(b"<4.0 >=3.8 | <3.0,>=2.7")
+    assert _constraint_set(b">= 3.8 < 4.0") == _constraint_set(b">=3.8,<4.0") != _constraint_set(b">=3.8 || <4.0")
+    assert _constraint_set(b"^2.7 || ^3.8") == _constraint_set(b"^3.8||^2.7") != _constraint_set(b"^2.7 || ~3.8")
+    assert _constraint_set(b">=3.8 <3.0 || >=2.7 <4.0") != _constraint_set(b">=3.8 <4.0 || >=2.7 <3.0")
+    assert _constraint_set(b"1.2 - 2.0") != _constraint_set(b"2.0 - 1.2")
 
 # red team 126, F11: Poetry's "||" alternatives are a set of sets: reordered, the same
 ALTERNATIVES = ("[tool.poetry.dependencies]\n"
@@ -204,6 +211,8 @@ ALTERNATIVES = ("[tool.poetry.dependencies]\n"
     ">=2.7,<3.0 || >=3.8,<4.0",          # the alternatives reordered
     "<4.0,>=3.8 || >=2.7,<3.0",          # the clauses reordered inside one alternative
     "<3.0,>=2.7||<4.0, >=3.8",           # both, re-spaced
+    ">=2.7,<3.0 | >=3.8,<4.0",           # Poetry's single "|" (red team 127, F05)
+    "<4.0 >=3.8 | <3.0 >=2.7",           # clauses joined by blanks, reordered (F05)
 ])
 def test_poetry_alternatives_reordered_are_accepted(written):
     for edit in (rewrite, summarize):
@@ -214,6 +223,8 @@ def test_poetry_alternatives_reordered_are_accepted(written):
     ">=3.8,<3.0 || >=2.7,<4.0",          # clauses swapped across the alternatives
     ">=2.7,<4.0 || >=3.8,<3.0",          # the same, reordered
     ">=3.8,<4.0 || >=2.6,<3.0",          # the second alternative changed
+    ">=3.8,<3.0 | >=2.7,<4.0",           # swapped across "|" alternatives (red team 127, F05)
+    ">=3.8 <3.0 || >=2.7 <4.0",          # swapped across alternatives of clauses joined by blanks
 ])
 def test_poetry_alternatives_changed_are_refused(written):
     lie = ALTERNATIVES.replace(">=3.8,<4.0 || >=2.7,<3.0", written)
@@ -400,3 +411,147 @@ def test_a_marker_under_a_quoted_key_swapped_is_refused(key):
     assert not summarize(source, lie).accepted
     lines = source.splitlines(keepends=True)
     assert_accepted(rewrite(source, lines[0] + lines[2] + lines[1]))
+
+
+# red team 127, F09: a package table without a marker was no requirement, so a marker moved onto
+# it from another package's table (urllib3 Windows-only, requests everywhere), or two such tables'
+# extras swapped, was accepted as a rewrite and as a summary; the requirements.txt twin was refused
+MOVES = [  # (source, lie)
+    ("[packages]\nrequests = {version = \"==2.31.0\", os_name = \"== 'nt'\"}\nurllib3 = {version = \"==2.0.7\"}\n",
+     "[packages]\nrequests = {version = \"==2.31.0\"}\nurllib3 = {version = \"==2.0.7\", os_name = \"== 'nt'\"}\n"),
+    ("[packages]\nrequests = {version = \"==2.31.0\", markers = \"os_name == 'nt'\"}\nurllib3 = {version = \"==2.0.7\"}\n",
+     "[packages]\nrequests = {version = \"==2.31.0\"}\nurllib3 = {version = \"==2.0.7\", markers = \"os_name == 'nt'\"}\n"),
+    ("[tool.poetry.dependencies]\nrequests = { version = \"2.31.0\", python = \"<3.8\" }\nurllib3 = { version = \"2.0.7\" }\n",
+     "[tool.poetry.dependencies]\nrequests = { version = \"2.31.0\" }\nurllib3 = { version = \"2.0.7\", python = \"<3.8\" }\n"),
+    ("[packages.requests]\nversion = \"==2.31.0\"\nsys_platform = \"== 'win32'\"\n\n[packages.urllib3]\nversion = \"==2.0.7\"\n",
+     "[packages.requests]\nversion = \"==2.31.0\"\n\n[packages.urllib3]\nversion = \"==2.0.7\"\nsys_platform = \"== 'win32'\"\n"),
+    ("[packages]\nrequests = {\n  version = \"==2.31.0\",\n  os_name = \"== 'nt'\"\n}\nurllib3 = {\n  version = \"==2.0.7\"\n}\n",
+     "[packages]\nrequests = {\n  version = \"==2.31.0\"\n}\nurllib3 = {\n  version = \"==2.0.7\",\n  os_name = \"== 'nt'\"\n}\n"),
+]
+
+
+@pytest.mark.parametrize("source, lie", MOVES)
+def test_a_marker_moved_onto_a_table_without_one_is_refused(source, lie):
+    assert_marker_moved_refused(source, lie)
+
+
+STRINGS = ("[tool.poetry.dependencies]\npython = \"^3.8\"\nrequests = { version = \"2.31.0\", python = \"<3.8\" }\n"
+           "urllib3 = \"2.0.7\"\n")
+
+
+def test_a_marker_moved_onto_a_package_written_as_a_string_is_refused():
+    # (a package written as a string under a section of packages is its requirement too: the
+    # summary making urllib3's string a table with requests' python was accepted)
+    lie = STRINGS.replace('{ version = "2.31.0", python = "<3.8" }', '"2.31.0"').replace(
+        'urllib3 = "2.0.7"', 'urllib3 = { version = "2.0.7", python = "<3.8" }')
+    v = summarize(STRINGS, lie)
+    assert not v.accepted
+    assert {x.invariant for x in marked(v)} == {"I1"}, v.violations
+    assert not rewrite(STRINGS, lie).accepted
+
+
+EXTRAS = ("[packages]\nrequests = {version = \"==2.31.0\", extras = [\"socks\"]}\n"
+          "uvicorn = {version = \"==0.23.0\", extras = [\"standard\"]}\nurllib3 = {version = \"==2.0.7\"}\n")
+
+
+@pytest.mark.parametrize("lie", [
+    _swapped(EXTRAS, '["socks"]', '["standard"]'),                                       # swapped
+    EXTRAS.replace(', extras = ["standard"]', "").replace('"==2.0.7"}', '"==2.0.7", extras = ["standard"]}'),  # moved
+    EXTRAS.replace('"==2.0.7"}', '"==2.0.7", extras = ["socks"]}'),                       # added
+])
+def test_extras_moved_between_tables_without_markers_are_refused(lie):
+    v = rewrite(EXTRAS, lie)
+    assert not v.accepted
+    find(v, "I2", block="b1", evidence__change="requirement_changed")
+    v = summarize(EXTRAS, lie)
+    assert not v.accepted
+    find(v, "I1", block="s1", evidence__change="requirement_changed")
+
+
+@pytest.mark.parametrize("source, text, edits", [
+    (MOVES[0][0], "\n".join(MOVES[0][0].splitlines()[::-1][:-1]) + "\n[packages]\n", (summarize,)),  # rows reordered
+    (MOVES[0][0], MOVES[0][0].replace('{version = "==2.31.0", os_name = "== \'nt\'"}',
+                                      '{os_name = "== \'nt\'", version = "==2.31.0"}'), (rewrite, summarize)),  # keys
+    (MOVES[2][0], MOVES[2][0].replace("{ version", "{version").replace('" }', '"}'), (rewrite, summarize)),  # re-spaced
+    (MOVES[3][0], "\n\n".join(MOVES[3][0].split("\n\n")[::-1]) + "\n", (rewrite, summarize)),  # tables reordered
+    (MOVES[0][0], MOVES[0][0] + "# pinned for the proxy\n", (rewrite, summarize)),          # tables unchanged
+    (MOVES[0][0], MOVES[0][0].replace(', os_name = "== \'nt\'"', ""), (summarize,)),       # a marker dropped
+    (EXTRAS, "\n".join(EXTRAS.splitlines()[::-1][:-1]) + "\n[packages]\n", (rewrite, summarize)),
+    (EXTRAS, EXTRAS.replace('{version = "==0.23.0", extras = ["standard"]}',
+                            '{extras = ["standard"], version = "==0.23.0"}'), (rewrite, summarize)),
+    (EXTRAS, 'uvicorn = {version = "==0.23.0", extras = ["standard"]} serves the app.\n', (summarize,)),  # one kept
+    (STRINGS, "\n".join(STRINGS.splitlines()[::-1][:-1]) + "\n[tool.poetry.dependencies]\n", (summarize,)),
+    (STRINGS, STRINGS.replace('urllib3 = "2.0.7"', "urllib3 = '2.0.7'  # pinned"), (rewrite, summarize)),
+])
+def test_tables_without_markers_kept_are_accepted(source, text, edits):
+    for edit in edits:
+        assert_accepted(edit(source, text))
+
+
+def test_package_tables_are_read_with_a_marker_or_none():
+    from provgate.gate import _marked_requirements_of, _package_tables
+
+    source, _ = MOVES[0]
+    assert set(_package_tables(source.encode())) == {
+        (b"requests", b"", ((b"==", b"2.31"),), b"os-name == 'nt'"), (b"urllib3", b"", ((b"==", b"2.0.7"),), b"")}
+    assert set(_package_tables(MOVES[3][0].encode())) == {
+        (b"requests", b"", ((b"==", b"2.31"),), b"sys-platform == 'win32'"), (b"urllib3", b"", ((b"==", b"2.0.7"),), b"")}
+    assert set(_package_tables(EXTRAS.encode())) == {
+        (b"requests", b"socks", ((b"==", b"2.31"),), b""), (b"uvicorn", b"standard", ((b"==", b"0.23"),), b""),
+        (b"urllib3", b"", ((b"==", b"2.0.7"),), b"")}
+    # (a table of no package: no key of one, nor a section of packages; a table without a marker is
+    # read from a block only where its text may hold one, from a text compared with always)
+    assert _package_tables(b'point = {x = 1, y = 2}\n[tool.black.x]\nline = 3\n') == {}
+    # (a package written as a string, under a section of packages only)
+    assert set(_package_tables(b'[packages]\nrequests = "*"\n"zope.interface" = "==5.0"  # c\n[tool.x]\nb = "1"\n')) == {
+        (b"requests", b"", (), b""), (b"zope-interface", b"", ((b"==", b"5"),), b"")}
+    assert (b"urllib3", b"", ((b"==", b"2.0.7"),), b"") in _package_tables(STRINGS.encode())
+    plain = b'[packages]\nurllib3 = {version = "==2.0.7"}\n'
+    assert _marked_requirements_of(plain) == {}
+    assert list(_marked_requirements_of(plain, True)) == [(b"urllib3", b"", ((b"==", b"2.0.7"),), b"")]
+
+
+# red team 127, F05: Poetry's "^"/"~" alternatives reordered are the same constraint (refused as
+# an ungrounded kv: the requirement pattern reads comparisons only); changed, they are another
+CARET = "[tool.poetry.dependencies]\npython = \"{}\"\nrequests = {{ version = \"2.31.0\", python = \"{}\" }}\n"
+
+
+@pytest.mark.parametrize("source, written", [
+    ("^2.7 || ^3.8", "^3.8 || ^2.7"),
+    ("~2.7 || ~3.8", "~3.8||~2.7"),
+    ("^2.7,!=2.7.5 || ^3.8,!=3.8.1", "^3.8, !=3.8.1 | !=2.7.5 ^2.7"),   # clauses reordered, "|"
+    (">=2.7,<3.0 || ^3.8", "^3.8 || <3.0,>=2.7"),                         # comparisons beside a caret
+])
+def test_poetry_caret_alternatives_reordered_are_accepted(source, written):
+    for edit in (rewrite, summarize):
+        assert_accepted(edit(CARET.format(source, source), CARET.format(written, written)))
+
+
+@pytest.mark.parametrize("source, written", [
+    ("^2.7 || ^3.8", "^3.8 || ^2.6"),                                     # a version changed
+    ("^2.7 || ^3.8", "~3.8 || ^2.7"),                                     # a caret made a tilde
+    ("^2.7 || ^3.8", "^3.8, ^2.7"),                                       # an "or" made an "and"
+    ("^2.7 || ^3.8", "^3.8 || ^2.7 || ^3.6"),                             # an alternative added
+    ("^2.7,!=2.7.5 || ^3.8,!=3.8.1", "^2.7,!=3.8.1 || ^3.8,!=2.7.5"),     # clauses swapped across
+    (">=2.7,<3.0 || ^3.8", "^3.8 || <3.1,>=2.7"),
+])
+def test_poetry_caret_alternatives_changed_are_refused(source, written):
+    for edit in (rewrite, summarize):
+        v = edit(CARET.format(source, source), CARET.format(written, source))
+        assert not v.accepted
+        v = edit(CARET.format(source, source), CARET.format(source, written))
+        assert not v.accepted
+
+
+def test_poetry_caret_alternatives_are_keyed_as_a_set_of_clause_sets():
+    from provgate.gate import _requirement_spans
+
+    key, = _requirements(b'python = "^2.7 || ^3.8"')
+    assert key == (b"python", b"", b"||", b"^2.7", b"||", b"^3.8")
+    assert set(_requirements(b"python = '~3.8|^2.7'")) != {key} and set(_requirements(b'python = "^3.8 | ^2.7"')) == {key}
+    # (one span, the whole constraint; the comparisons the pattern reads inside it are no other)
+    text = b'python = ">=2.7,<3.0 || ^3.8"\n'
+    assert _requirement_spans(text) == [(0, len(text) - 1, (b"python", b"", b"||", b"<3,>=2.7", b"||", b"^3.8"))]
+    # (a constraint of comparisons only is the pattern's; a caret beside a markdown table's "|" is none)
+    assert _requirement_spans(b'python = ">=3.8 || >=2.7"')[0][1] == 25
+    assert _requirements(b"| ~5 min | ^2 |\n| a = 1 | b |\n") == {}

@@ -4428,13 +4428,15 @@ class _Check:
             return found
 
         # (a requirement with its environment marker, red team 120 F05/F08: read the same way)
-        marked_by_text: dict[bytes, dict[Any, str]] = {}
+        # (a text compared with is read for every package table, a block's only where it may hold
+        # a marked one: red team 127, F09)
+        marked_by_text: dict[tuple[bytes, bool], dict[Any, str]] = {}
         marked_read: dict[str, frozenset[Any]] = {}
 
-        def marked_of(text: bytes) -> dict[Any, str]:
-            found = marked_by_text.get(text)
+        def marked_of(text: bytes, every: bool = False) -> dict[Any, str]:
+            found = marked_by_text.get((text, every))
             if found is None:
-                found = marked_by_text[text] = _marked_requirements_of(text)
+                found = marked_by_text[(text, every)] = _marked_requirements_of(text, every)
             return found
 
         for j in asked:
@@ -4450,7 +4452,7 @@ class _Check:
             if m is not None:
                 known.update(requirements_of(self.pre.texts[m].encode()))
                 if said_marked:
-                    known_marked.update(marked_of(self.pre.texts[m].encode()))
+                    known_marked.update(marked_of(self.pre.texts[m].encode(), True))
             for h in dict.fromkeys(block.provenance + self.cited(j)):
                 found = read.get(h)
                 if found is None:
@@ -4462,7 +4464,7 @@ class _Check:
                     if found_marked is None:
                         x = gate.source_facts(h)
                         found_marked = marked_read[h] = frozenset() if x is None else frozenset(
-                            marked_of(x.table.data))
+                            marked_of(x.table.data, True))
                     known_marked |= found_marked
             names = {k[0] for k in known}
             refused = False
@@ -4481,7 +4483,20 @@ class _Check:
                 continue
             names |= {k[0] for k in known_marked}
             for req, text in said_marked.items():
-                if req[0] not in names or _marked_requirement_stated(req, known_marked, lossy):
+                if req[0] not in names:
+                    continue
+                if not req[3]:
+                    # (a package table without a marker, red team 127 F09: its name, extras and
+                    # version stated by a table or a requirement of the name with any marker or
+                    # none, a marker dropped as a requirement line's is; its extras are its own)
+                    if _table_requirement_stated(req, known_marked, known, lossy):
+                        continue
+                    self.violate(invariant, f"block {block.id!r} states the requirement {text!r}, which neither "
+                                 "its pre version nor its sources state (a package's table read as its "
+                                 "requirement: name, extras and version)", block=block.id, key=req[0].decode(),
+                                 value=text, evidence={"text": text, "change": "requirement_changed"})
+                    break
+                if _marked_requirement_stated(req, known_marked, lossy):
                     continue
                 self.violate(invariant, f"block {block.id!r} states the requirement {text!r}, which neither its "
                              "pre version nor its sources state with that environment marker (the marker read "
@@ -10716,7 +10731,8 @@ def _near_requirement(table: FactTable, r: int) -> bool:
         lo, hi = a, b
     else:
         lo, hi = max(0, a - _REQ_NEAR[0]), b + _REQ_NEAR[1]
-    return _REQUIREMENT_HINT.search(table.data, lo, hi) is not None
+    return (_REQUIREMENT_HINT.search(table.data, lo, hi) is not None
+            or _may_hold_constraint_alternatives(table.data, lo, hi))  # (Poetry's "^2.7 || ^3.8": 127 F05)
 
 
 # (before, after) a row, the bytes a requirement holding it has a comparison in (_near_requirement)
@@ -14286,11 +14302,13 @@ _REQ_NAME_EXTRAS = (
     rb"(?:\[(" + _REQ_EXTRA + rb"*)\]|[ \t]*\\\[([A-Za-z]" + _REQ_EXTRA + rb"*)\\\]|[ \t]+\[([A-Za-z]"
     + _REQ_EXTRA + rb"*)\])?")
 # (and Poetry's "||" alternatives, each such a set: ">=3.8,<4.0 || >=2.7,<3.0", red team 126, F11:
-# the set ended at the first "||", so the alternatives reordered were a new requirement)
+# the set ended at the first "||", so the alternatives reordered were a new requirement; and
+# Poetry's single "|", the same: red team 127, F05)
 _REQ_CLAUSES = (_REQ_OP + rb"[ \t]*" + _REQ_VERSION + rb"(?:(?:[ \t]*,[ \t]*|[ \t]+)" + _REQ_OP
                 + rb"[ \t]*" + _REQ_VERSION + rb")*")
 _REQ_SPECIFIERS = (rb"[ \t]*(?:[=:](?!=)[ \t]*['\"]?|\([ \t]*)?"
-                   rb"(" + _REQ_CLAUSES + rb"(?:[ \t]*\|\|[ \t]*" + _REQ_CLAUSES + rb")*)")
+                   rb"(" + _REQ_CLAUSES + rb"(?:[ \t]*\|\|?[ \t]*" + _REQ_CLAUSES + rb")*)")
+_ALTERNATIVES = re.compile(rb"\|\|?")  # (Poetry's "or": "||", or "|")
 _REQUIREMENT = re.compile(_REQ_NAME_EXTRAS + _REQ_SPECIFIERS)
 _REQ_CLAUSE = re.compile(rb"(" + _REQ_OP + rb")[ \t]*['\"]?(v?[0-9](?:[A-Za-z0-9.*+!_\-]*[A-Za-z0-9*])?)")
 # (no requirement without a comparison and a digit after it: one search of a text, most texts)
@@ -14351,6 +14369,8 @@ def _requirements(text: bytes) -> dict[tuple[bytes, ...], str]:
     if _may_hold_markers(text):
         for key, said in _markers(text):
             out.setdefault(key, said)
+    for start, end, key in _constraint_alternatives(text):
+        out.setdefault(key, text[start:end].decode("utf-8", "replace"))
     return out
 
 
@@ -14547,12 +14567,19 @@ def _marked_requirements(text: bytes) -> dict[tuple[bytes, bytes, tuple[tuple[by
     return out
 
 
-def _marked_requirements_of(text: bytes) -> dict[tuple[bytes, bytes, tuple[tuple[bytes, bytes], ...], bytes], str]:
+def _marked_requirements_of(text: bytes, every: bool = False
+                            ) -> dict[tuple[bytes, bytes, tuple[tuple[bytes, bytes], ...], bytes], str]:
     """:func:`_marked_requirements` of ``text``, and its requirements whose marker a TOML inline
-    table gives (:func:`_table_marked_requirements`: Poetry's, a Pipfile's)."""
+    table gives (:func:`_table_marked_requirements`: Poetry's, a Pipfile's); where it may hold
+    one (or ``every``: a text a marked requirement is compared with), each of its package
+    tables too, with a marker or none (:func:`_package_tables`, red team 127, F09)."""
     out = _marked_requirements(text)
-    if _may_hold_table_markers(text):
+    hinted = _may_hold_table_markers(text)
+    if hinted:
         for key, written in _table_marked_requirements(text).items():
+            out.setdefault(key, written)
+    if hinted or every and (b"{"[0] in text or b"["[0] in text):
+        for key, written in _package_tables(text).items():
             out.setdefault(key, written)
     return out
 
@@ -14564,9 +14591,11 @@ def _marked_requirements_of(text: bytes) -> dict[tuple[bytes, bytes, tuple[tuple
 # quoted value tied to nothing, so markers swapped between two packages stated nothing new).
 # The table (on one line, as TOML writes one) around such a key, the name before it ("name = {"
 # or in an array of tables, "name = [{...}, {"), and its keys and values
-_TABLE_MARKED_HINT = re.compile(rb"""(?<![A-Za-z0-9_\-])(['"]?)(?:markers|python(?:_full)?(?:_version)?|platform(?:_[a-z_]+)?"""
+# (and a package table's "extras = [...]": its tables are read, with a marker or none, red team
+# 127, F09: two tables' extras swapped)
+_TABLE_MARKED_HINT = re.compile(rb"""(?<![A-Za-z0-9_\-])(['"]?)(?:(?:markers|python(?:_full)?(?:_version)?|platform(?:_[a-z_]+)?"""
                                 rb"""|sys_platform|os_name|implementation_(?:name|version)|extra|dependency_groups)"""
-                                rb"""\1[ \t]*=[ \t]*['"]""")
+                                rb"""\1[ \t]*=[ \t]*['"]|extras\1[ \t]*=[ \t]*\[)""")
 # a Pipfile's marker variables written as a package's keys: every variable of PEP 508 (and PEP
 # 751's dependency_groups), each on its own (red team 126, F07: implementation_name was read only
 # beside a key of "python" or "platform", so two packages' implementation_name swapped stated
@@ -14610,9 +14639,9 @@ def _may_hold_table_markers(text: bytes) -> bool:
 # an "=" that may follow a key of _TABLE_MARKED_HINT: its last five bytes before it (and a blank),
 # or two blanks (an aligned column's); and the longest such key (platform_python_implementation)
 _TABLE_KEY_LONGEST = 34  # (and its quotes: a TOML key may be quoted, red team 127, F01)
-_TABLE_MARKED_EQUALS = re.compile(rb"=(?:(?<=(?:rkers|ython|_full|rsion|tform|chine|ystem|lease|ation|_name|extra|roups)=)"
-                                  rb"|(?<=(?:rkers|ython|_full|rsion|tform|chine|ystem|lease|ation|_name|extra|roups)[ \t'\"]=)"
-                                  rb"|(?<=(?:rkers|ython|_full|rsion|tform|chine|ystem|lease|ation|_name|extra|roups)['\"][ \t]=)"
+_TABLE_MARKED_EQUALS = re.compile(rb"=(?:(?<=(?:rkers|ython|_full|rsion|tform|chine|ystem|lease|ation|_name|extra|xtras|roups)=)"
+                                  rb"|(?<=(?:rkers|ython|_full|rsion|tform|chine|ystem|lease|ation|_name|extra|xtras|roups)[ \t'\"]=)"
+                                  rb"|(?<=(?:rkers|ython|_full|rsion|tform|chine|ystem|lease|ation|_name|extra|xtras|roups)['\"][ \t]=)"
                                   rb"|(?<=[ \t][ \t]=))")
 
 
@@ -14667,66 +14696,240 @@ def _table_marked_requirements(text: bytes) -> dict[tuple[bytes, bytes, tuple[tu
             raw_name = named.group(1) or named.group(2) or named.group(3)
             start = named.start()
         done = closing
-        values: dict[bytes, bytes] = {}
-        for pair in _TABLE_PAIR.finditer(text, opening + 1, closing):
-            key = pair.group(1).lower()
-            value = pair.group(2) if pair.group(2) is not None else pair.group(3) if pair.group(3) is not None else pair.group(4)
-            values.setdefault(key, value)
-        parts: list[bytes] = []
-        marker = values.get(b"markers")
-        if keyed := [key + b" " + values[key] for key in sorted(values) if key in _PIPFILE_MARKER_KEYS]:
-            # (a Pipfile's marker variables as keys, 'sys_platform = "== \'win32\'"': one marker
-            # with its "markers", red team 125, F07; one that does not parse, as written)
-            joined = b" and ".join(([b"(" + marker + b")"] if marker is not None else []) + keyed)
-            tokens = _marker_tokens(joined, 0, 64)
-            got = _marker_tree(tokens, 0, 0)
-            parts.append(_marker_text(got[0]) if got is not None and got[1] == len(tokens) and tokens[-1][2] == len(
-                joined) else b"".join(joined.split()))
-        elif marker is not None:
-            tokens = _marker_tokens(marker, 0, 64)
-            got = _marker_tree(tokens, 0, 0)
-            if got is None or not got[1]:
-                continue
-            parts.append(_marker_text(got[0]))
-        for key in (b"python", b"platform"):
-            if (value := values.get(key)) is not None:
-                parts.append(key + b" '" + _constraint_set(value) + b"'")
-        if not parts:
-            continue
-        version = b"".join(values.get(b"version", b"").split())
-        clauses = {(op, _padded_version(op, v.lower())) for op, v in _REQ_CLAUSE.findall(version)}
-        clauses.update((op, v.lower()) for op, v in _TABLE_CARET.findall(version))
-        if not clauses and version[:1].isdigit():
-            clauses.add((b"==", _padded_version(b"==", version.lower())))  # (Poetry's exact version)
-        extras = values.get(b"extras")
-        extras = b"" if extras is None else b",".join(sorted(
-            {_PEP503_RUN.sub(b"-", e.strip(b" \t'\"").lower()) for e in extras.split(b",")} - {b""}))
-        out.setdefault((_PEP503_RUN.sub(b"-", raw_name.lower()), extras, tuple(sorted(clauses)), b" and ".join(parts)),
-                       text[start:closing + 1].strip().decode("utf-8", "replace"))
+        got = _table_requirement(text, raw_name, start, opening, closing, _MARKED_ONLY)
+        if got is not None:
+            out.setdefault(*got)
     return out
 
+
+# the keys that make an inline table without a marker a package's (a Pipfile's or Poetry's: its
+# version, extras or where it comes from); a standard table under a section of packages is one.
+# Which tables _table_requirement keys: those with a marker; and those without one holding such a
+# key; and any (a standard table under a section of packages)
+_MARKED_ONLY, _PACKAGE_KEYED, _ANY_TABLE = 0, 1, 2
+_PACKAGE_TABLE_KEYS = frozenset((b"version", b"extras", b"git", b"path", b"url", b"file", b"ref", b"branch", b"tag",
+                                 b"rev", b"editable", b"index", b"develop", b"source", b"subdirectory"))
+
+
+def _table_requirement(text: bytes, raw_name: bytes, start: int, opening: int, closing: int, which: int
+                       ) -> tuple[tuple[bytes, bytes, tuple[tuple[bytes, bytes], ...], bytes], str] | None:
+    """The key of the package table of ``text`` named ``raw_name`` whose pairs stand between
+    ``opening`` and ``closing`` (its text from ``start``), as :func:`_table_marked_requirements`
+    keys it, and its text; or None: its marker does not parse, or it gives none and ``which``
+    reads none such (``_MARKED_ONLY``; ``_PACKAGE_KEYED``: one holding a key of
+    ``_PACKAGE_TABLE_KEYS`` is read; ``_ANY_TABLE``: any), a table without a marker keyed with
+    the marker ``b""`` (red team 127, F09)."""
+    values: dict[bytes, bytes] = {}
+    for pair in _TABLE_PAIR.finditer(text, opening + 1, closing):
+        key = pair.group(1).lower()
+        value = pair.group(2) if pair.group(2) is not None else pair.group(3) if pair.group(3) is not None else pair.group(4)
+        values.setdefault(key, value)
+    parts: list[bytes] = []
+    marker = values.get(b"markers")
+    if keyed := [key + b" " + values[key] for key in sorted(values) if key in _PIPFILE_MARKER_KEYS]:
+        # (a Pipfile's marker variables as keys, 'sys_platform = "== \'win32\'"': one marker
+        # with its "markers", red team 125, F07; one that does not parse, as written)
+        joined = b" and ".join(([b"(" + marker + b")"] if marker is not None else []) + keyed)
+        tokens = _marker_tokens(joined, 0, 64)
+        got = _marker_tree(tokens, 0, 0)
+        parts.append(_marker_text(got[0]) if got is not None and got[1] == len(tokens) and tokens[-1][2] == len(
+            joined) else b"".join(joined.split()))
+    elif marker is not None:
+        tokens = _marker_tokens(marker, 0, 64)
+        got = _marker_tree(tokens, 0, 0)
+        if got is None or not got[1]:
+            return None
+        parts.append(_marker_text(got[0]))
+    for key in (b"python", b"platform"):
+        if (value := values.get(key)) is not None:
+            parts.append(key + b" '" + _constraint_set(value) + b"'")
+    if not parts and (which == _MARKED_ONLY or which == _PACKAGE_KEYED and _PACKAGE_TABLE_KEYS.isdisjoint(values)):
+        return None
+    version = b"".join(values.get(b"version", b"").split())
+    clauses = {(op, _padded_version(op, v.lower())) for op, v in _REQ_CLAUSE.findall(version)}
+    clauses.update((op, v.lower()) for op, v in _TABLE_CARET.findall(version))
+    if not clauses and version[:1].isdigit():
+        clauses.add((b"==", _padded_version(b"==", version.lower())))  # (Poetry's exact version)
+    extras = values.get(b"extras")
+    extras = b"" if extras is None else b",".join(sorted(
+        {_PEP503_RUN.sub(b"-", e.strip(b" \t'\"").lower()) for e in extras.split(b",")} - {b""}))
+    return ((_PEP503_RUN.sub(b"-", raw_name.lower()), extras, tuple(sorted(clauses)), b" and ".join(parts)),
+            text[start:closing + 1].strip().decode("utf-8", "replace"))
+
+
+
+# an inline table's opening after its key's "=" ("name = {", "name = [{"), and the "[" of a standard
+# table's header with a dot in it ("[packages.requests]": its line read by _TABLE_HEADER); each led
+# by a byte the engine scans for (_package_tables)
+_TABLE_OPENING = re.compile(rb"=[ \t]*(?:\[[ \t\r\n]*)?\{")
+_HEADER_OPENING = re.compile(rb"\[[ \t]*[A-Za-z0-9_\-][A-Za-z0-9_.\-]*[ \t]*\.")
+
+
+def _package_tables(text: bytes) -> dict[tuple[bytes, bytes, tuple[tuple[bytes, bytes], ...], bytes], str]:
+    """Every package table of ``text``, with a marker or none (red team 127, F09: a table without
+    one was no requirement, so a marker moved onto it from another package, or two such tables'
+    extras swapped, stated nothing new): each inline table of a package (``name = {...}`` on one
+    line or across lines, holding a marker or a key of ``_PACKAGE_TABLE_KEYS``) and each standard
+    table under a section of packages (``[packages.requests]``,
+    ``[tool.poetry.dependencies.requests]``), keyed as :func:`_table_marked_requirements` keys
+    them (:func:`_table_requirement`; without a marker, the marker ``b""``) -> its text. Linear:
+    each table's name is looked for within ``_TABLE_REACH`` bytes before it, its end within as
+    many after it."""
+    out: dict[tuple[bytes, bytes, tuple[tuple[bytes, bytes], ...], bytes], str] = {}
+    if b"="[0] not in text:
+        return out
+    text = _ascii_comparisons(text)
+    if b"{"[0] in text:
+        for m in _TABLE_OPENING.finditer(text):
+            opening = m.end() - 1
+            closing = text.find(b"}", opening, opening + _TABLE_REACH)
+            if closing < 0 or text.find(b"{", opening + 1, closing) >= 0 or text.find(b"\n[", opening, closing) >= 0:
+                continue
+            # (the name on the table's line looked for first: a window of _TABLE_REACH bytes
+            # tried at each byte cost 0.1 ms a table; an array's "name = [" stands lines before)
+            line = text.rfind(b"\n", max(0, opening - _TABLE_REACH), opening) + 1
+            named = _TABLE_NAME_BEFORE.search(text, line, opening + 1)
+            if named is None and line > 0 and line > opening - _TABLE_REACH:
+                named = _TABLE_NAME_BEFORE.search(text, max(0, opening - _TABLE_REACH), opening + 1)
+            if named is None:
+                continue
+            got = _table_requirement(text, named.group(1) or named.group(2) or named.group(3), named.start(), opening,
+                                     closing, _PACKAGE_KEYED)
+            if got is not None:
+                out.setdefault(*got)
+    if b"packages" in text or b"dependencies" in text:
+        for m in _HEADER_OPENING.finditer(text):
+            if not _at_line_start(text, m.start()):
+                continue
+            line = text.rfind(b"\n", 0, m.start()) + 1
+            header = _TABLE_HEADER.match(text, line)
+            if header is None or not any(word in (header.group(1) or header.group(3)).lower()
+                                         for word in (b"dependencies", b"packages")):
+                continue
+            opening = header.end()
+            closing = text.find(b"\n[", opening, opening + _TABLE_REACH)
+            closing = min(len(text), opening + _TABLE_REACH) if closing < 0 else closing
+            got = _table_requirement(text, header.group(2) or header.group(4), header.start(), opening, closing,
+                                     _ANY_TABLE)
+            if got is not None:
+                out.setdefault(*got)
+        # (and a package written as a string under a section of packages, 'urllib3 = "2.0.7"',
+        # Poetry's, a Pipfile's: a marker moved onto it is a marker it had not)
+        done = -1
+        for m in _PACKAGES_SECTION.finditer(text):
+            if m.start() < done or not _at_line_start(text, m.start()):
+                continue  # (a header inside a section read: its lines were read with it)
+            end = text.find(b"\n[", m.end())
+            end = done = len(text) if end < 0 else end
+            for pair in _PACKAGE_STRING.finditer(text, m.end(), end):
+                version = b"".join(pair.group(3).split())
+                clauses = {(op, _padded_version(op, v.lower())) for op, v in _REQ_CLAUSE.findall(version)}
+                clauses.update((op, v.lower()) for op, v in _TABLE_CARET.findall(version))
+                if not clauses and version[:1].isdigit():
+                    clauses.add((b"==", _padded_version(b"==", version.lower())))
+                out.setdefault((_PEP503_RUN.sub(b"-", (pair.group(1) or pair.group(2)).lower()), b"",
+                                tuple(sorted(clauses)), b""), pair.group(0).strip().decode("utf-8", "replace"))
+    return out
+
+
+def _at_line_start(text: bytes, at: int) -> bool:
+    """Whether only blanks, at most 64 of them, stand before ``at`` on its line (a bounded look
+    back: a search to the text's start for each of many brackets on one line was quadratic)."""
+    lo = max(0, at - 64)
+    line = text.rfind(b"\n", lo, at) + 1
+    return (line > 0 or lo == 0) and not text[line:at].strip(b" \t")
+
+
+# a section of packages' header ("[packages]", "[dev-packages]", "[tool.poetry.dependencies]",
+# "[tool.poetry.group.dev.dependencies]"), led by its "[" (the line's start checked apart), and
+# a package of it written as a string ('urllib3 = "2.0.7"', 'requests = "*"')
+_PACKAGES_SECTION = re.compile(rb"\[[ \t]*(?:[A-Za-z0-9_.\-]+\.)?(?:dev-)?(?:packages|dependencies)[ \t]*\][ \t]*"
+                               rb"(?:#[^\r\n]*)?(?=\r?\n|\Z)")
+_PACKAGE_STRING = re.compile(rb"""(?m)^[ \t]*(?:([A-Za-z0-9][A-Za-z0-9_.\-]*)|"([A-Za-z0-9][A-Za-z0-9_.\-]*)")[ \t]*=[ \t]*"""
+                             rb"""["']([^"'\n]*)["'][ \t]*(?:#[^\r\n]*)?\r?$""")
 
 def _clause_text(op: bytes, version: bytes) -> bytes:
     """A comparison and its version as PEP 440 compares it (:func:`_padded_version`), one text."""
     return op + (_padded_version(op, version.lower()) if b"0"[0] in version else version.lower())
 
 
+# a clause of a Poetry constraint: its operator (a comparison, "^", "~", or none) and its version,
+# blanks after the operator allowed; clauses are joined by "," or blanks (poetry-core's "and")
+_CONSTRAINT_CLAUSE = re.compile(rb"(===|==|!=|~=|>=|<=|>|<|=|\^|~)?[ \t]*([^\s,|<>=!~^]+)")
+_HYPHEN_RANGE = re.compile(rb"[ \t]-[ \t]")
+
+
 def _constraint_set(value: bytes) -> bytes:
-    """Poetry's ``python`` or ``platform`` constraint as the set it is: its ``||`` alternatives,
-    each a set of ``,``-separated clauses (blanks dropped; a comparison's version padded as
-    PEP 440 compares it), sorted (red team 125, F12: ``>=3.8,<4.0`` and ``<4.0,>=3.8`` were two
-    requirements)."""
+    """Poetry's ``python`` or ``platform`` constraint as the set it is: its ``||`` (or ``|``)
+    alternatives, each a set of clauses joined by ``,`` or blanks (blanks dropped; a
+    comparison's version padded as PEP 440 compares it), sorted (red team 125, F12:
+    ``>=3.8,<4.0`` and ``<4.0,>=3.8`` were two requirements; red team 127, F05: ``>=3.8 <4.0``
+    and ``<4.0 >=3.8``, and ``|`` reordered, too). A hyphen range (``1.2 - 2.0``) is one clause,
+    as written."""
     alternatives = set()
-    for alternative in value.split(b"||"):
+    for alternative in _ALTERNATIVES.split(value):
         clauses = set()
-        for clause in alternative.split(b","):
-            clause = b"".join(clause.split())
-            if (m := _REQ_CLAUSE.fullmatch(clause)) is not None:
-                clause = _clause_text(m.group(1), m.group(2))
-            if clause:
+        if _HYPHEN_RANGE.search(alternative) is not None:
+            clauses.add(b"".join(alternative.split()))
+        else:
+            for op, version in _CONSTRAINT_CLAUSE.findall(alternative):
+                clause = (op or b"") + version
+                if (m := _REQ_CLAUSE.fullmatch(clause)) is not None:
+                    clause = _clause_text(m.group(1), m.group(2))
                 clauses.add(clause)
+        clauses.discard(b"")
         alternatives.add(b",".join(sorted(clauses)))
     return b" || ".join(sorted(alternatives))
+
+
+# Poetry's "^"/"~" alternatives as a TOML key's quoted value ('python = "^2.7 || ^3.8"', red team
+# 127, F05: the requirement pattern reads comparisons only, so the alternatives reordered were an
+# ungrounded kv): a name, "=", a quoted constraint of "||" or "|" alternatives, each of clauses
+# joined by "," or blanks. Looked for only on a line holding a "^"/"~" clause and a "|"
+_CONSTRAINT_ALTERNATIVE_CLAUSE = rb"(?:===|==|!=|~=|>=|<=|>|<|=|\^|~)?[ \t]*v?[0-9*][A-Za-z0-9.*+!_\-]*"
+_CONSTRAINT_ALTERNATIVES = re.compile(
+    rb"(?<![A-Za-z0-9._\-])([A-Za-z](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)[ \t]*=[ \t]*([\"'])[ \t]*("
+    + _CONSTRAINT_ALTERNATIVE_CLAUSE + rb"(?:(?:[ \t]*,[ \t]*|[ \t]+|[ \t]*\|\|?[ \t]*)"
+    + _CONSTRAINT_ALTERNATIVE_CLAUSE + rb")*)[ \t]*\2")
+_CARET_CLAUSE = re.compile(rb"[\^~](?!=)[ \t]*v?[0-9]")
+_COMPARISON_OPS = frozenset((b"===", b"==", b"!=", b"~=", b">=", b"<=", b">", b"<"))
+
+
+def _may_hold_constraint_alternatives(text: bytes, lo: int = 0, hi: int | None = None) -> bool:
+    """Whether ``text`` (from ``lo`` to ``hi``) may hold :data:`_CONSTRAINT_ALTERNATIVES` with a
+    ``^``/``~`` clause: a ``|``, a ``^`` or ``~`` (byte scans), then such a clause."""
+    hi = len(text) if hi is None else hi
+    return (text.find(b"|", lo, hi) >= 0 and (text.find(b"^", lo, hi) >= 0 or text.find(b"~", lo, hi) >= 0)
+            and _CARET_CLAUSE.search(text, lo, hi) is not None)
+
+
+def _constraint_alternatives(text: bytes) -> list[tuple[int, int, tuple[bytes, ...]]]:
+    """Each Poetry constraint of ``^``/``~`` alternatives in ``text``
+    (:data:`_CONSTRAINT_ALTERNATIVES`; one of comparisons only is the requirement pattern's) as
+    (start, end, key): the key as :func:`_requirement_key` keys alternatives (the name by PEP
+    503, no extras, then ``b"||"`` and each alternative of :func:`_constraint_set`, sorted), its
+    bytes from the name to the closing quote. Each line holding a ``^``/``~`` clause and a
+    ``|`` is read once."""
+    out: list[tuple[int, int, tuple[bytes, ...]]] = []
+    if not _may_hold_constraint_alternatives(text):
+        return out
+    done = -1
+    for hint in _CARET_CLAUSE.finditer(text):
+        if hint.start() < done:
+            continue
+        line = text.rfind(b"\n", 0, hint.start()) + 1
+        done = text.find(b"\n", hint.start())
+        done = len(text) if done < 0 else done
+        if text.find(b"|", line, done) < 0:
+            continue
+        for m in _CONSTRAINT_ALTERNATIVES.finditer(text, line, done):
+            value = m.group(3)
+            if b"|"[0] not in value or all(op in _COMPARISON_OPS for op, _ in _CONSTRAINT_CLAUSE.findall(value)):
+                continue
+            key = (_PEP503_RUN.sub(b"-", m.group(1).lower()), b"")
+            out.append((m.start(), m.end(), key + tuple(x for a in _constraint_set(value).split(b" || ")
+                                                         for x in (b"||", a))))
+    return out
 
 
 # a version as PEP 440 compares it (red team 120, F17: "django==3.2" -> "django==3.2.0" was refused,
@@ -14770,12 +14973,12 @@ def _requirement_key(m: re.Match[bytes]) -> tuple[bytes, ...]:
     extras = b"" if raw is None else b",".join(
         sorted({_PEP503_RUN.sub(b"-", e.strip().lower()) for e in raw.split(b",")} - {b""}))
     specifiers = m.group(5)
-    if b"||" in specifiers:
+    if b"|" in specifiers:
         # (alternatives: each a sorted set of clauses, written "op+version,...", as the pair
         # (b"||", it), the pairs sorted; one alternative alone is the plain set. Clauses swapped
-        # across alternatives are another requirement: red team 126, F11)
+        # across alternatives are another requirement: red team 126, F11. "|" is "||": 127 F05)
         alternatives = {b",".join(sorted({_clause_text(op, v) for op, v in _REQ_CLAUSE.findall(alternative)}))
-                        for alternative in specifiers.split(b"||")}
+                        for alternative in _ALTERNATIVES.split(specifiers)}
         if len(alternatives) > 1:
             return (name, extras) + tuple(x for a in sorted(alternatives) for x in (b"||", a))
     clauses = sorted({(op, _padded_version(op, v.lower()) if b"0" in v else v.lower())
@@ -14789,7 +14992,12 @@ def _requirement_spans(text: bytes) -> list[tuple[int, int, tuple[bytes, ...]]]:
     ASCII reading has other offsets)."""
     if _has_unicode_comparison(text) and _ascii_comparisons(text) != text:
         return []
-    return [(m.start(), m.end(), _requirement_key(m)) for m in _requirement_matches(text)]
+    spans = [(m.start(), m.end(), _requirement_key(m)) for m in _requirement_matches(text)]
+    if alternatives := _constraint_alternatives(text):
+        # (Poetry's "^"/"~" alternatives: a requirement the pattern read inside one, of its first
+        # comparisons, is none: the spans do not overlap)
+        spans = [span for span in spans if not any(a <= span[0] < b for a, b, _ in alternatives)] + alternatives
+    return spans
 
 
 def _requirement_matches(text: bytes) -> Iterator[re.Match[bytes]]:
@@ -14877,6 +15085,21 @@ def _marked_requirement_stated(req: tuple[Any, ...], known: set[tuple[Any, ...]]
     mine = set(clauses)
     return any(k[0] == name and k[3] == marker and (k[1] == extras or lossy and not extras)
                and (not k[2] or (mine <= set(k[2]) if lossy else mine == set(k[2]))) for k in known)
+
+def _table_requirement_stated(req: tuple[Any, ...], known_marked: set[tuple[Any, ...]],
+                              known: set[tuple[bytes, ...]], lossy: bool) -> bool:
+    """Whether package table ``req`` without a marker (a key of :func:`_package_tables`, its
+    marker ``b""``) is stated: by a marked requirement or table of ``known_marked`` with its
+    name, extras and clauses, whatever its marker (:func:`_marked_requirement_stated`'s
+    comparison: a lossy edit may name fewer clauses or no extras), or by a requirement of
+    ``known`` (:func:`_requirements`' key) its clauses give (:func:`_requirement_stated`)."""
+    name, extras, clauses, _ = req
+    mine = set(clauses)
+    if any(k[0] == name and (k[1] == extras or lossy and not extras)
+           and (not k[2] or (mine <= set(k[2]) if lossy else mine == set(k[2]))) for k in known_marked):
+        return True
+    return _requirement_stated((name, extras) + tuple(x for c in clauses for x in c), known, lossy)
+
 
 # helpers of _check_pins_in_context (red team 115, F02) ------------------------------
 
