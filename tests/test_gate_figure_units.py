@@ -1516,6 +1516,9 @@ def test_the_unit_a_round_bracket_names():
     # (and a bracket of words, one of which spells a unit, has that unit: red team 127, F04)
     assert _unit_at(b"3 (b) x", 1) is None and _unit_at(b"5 (ms, p99)", 1) == b"ms"
     assert _unit_at(b"3 (over two hours) jobs", 1) == b"h" and _unit_at(b"404 (Not Found)", 3) is None
+    # (a unit of one letter, "min", "us" or "second" among other words only after a label's word)
+    assert _unit_at(b"40 (p99, in s).", 2) == b"s" and _unit_at(b"40 (p99 s).", 2) is None
+    assert _unit_at(b"5 (for us) x", 1) is None and _unit_at(b"5 (min. wait) x", 1) is None
     # (a label's word spells a unit, or is a rate: "(thirty)" is an aside, passed over)
     assert _unit_at(b"30 (thirty) seconds", 2) == b"s" and _unit_at(b"5 (OK) s", 1) == b"s"
     assert _unit_at(b"40 (req/s)", 2) == b"req/s" and _unit_at(b"40 (requests per minute)", 2) == b"req/min"
@@ -1762,24 +1765,30 @@ def test_any_short_bracket_between_a_figure_and_its_unit_is_passed_over(bracket)
 # more words or a stop after its unit, a bracket after three blanks or on the next line) left the
 # figure with no unit, so any unit was grounded. One reading now: the unit after a bracket, else
 # the bracket's label or its first word that spells a unit
-@pytest.mark.parametrize("source, lie, honest", [
-    ("Wait 5 (1) minutes before retrying.\n", "Wait 5 (1) hours before retrying.\n", "Wait 5 (1) minutes.\n"),
-    ("Wait 5 (see note 3) minutes before retrying.\n", "Wait 5 hours before retrying.\n", "Wait 5 minutes.\n"),
-    ("wait 30 (tr\u00e8s) seconds\n", "wait 30 minutes\n", "wait 30 seconds\n"),
-    ("wait 30 (approx.) (seconds)\n", "wait 30 minutes\n", "wait 30 seconds\n"),
-    ("timeout = 30 (unit = seconds)\n", "timeout = 30 minutes\n", "timeout = 30 s\n"),
-    ("timeout 30 (in units of seconds)\n", "timeout 30 minutes\n", "timeout 30 seconds\n"),
-    ("timeout 30 (all values in seconds)\n", "timeout 30 minutes\n", "timeout 30 seconds\n"),
-    ("timeout 30 (seconds.)\n", "timeout 30 minutes\n", "timeout 30 seconds\n"),
-    ("timeout 30 (secs; approx)\n", "timeout 30 minutes\n", "timeout 30 seconds\n"),
-    ("wait 30\n(seconds)\n", "wait 30 minutes\n", "wait 30 seconds\n"),
-    ("wait 30   (seconds)\n", "wait 30 minutes\n", "wait 30 seconds\n"),
-    ("Latency: 40 (p99, in ms).\n", "Latency: 40 s (p99).\n", "Latency: 40 ms (p99).\n"),
+@pytest.mark.parametrize("source, lie, honest, rewritten", [
+    ("Wait 5 (1) minutes before retrying.\n", "Wait 5 (1) hours before retrying.\n", "Wait 5 (1) minutes.\n",
+     "Wait 5 (1) hours before retrying.\n"),
+    ("Wait 5 (see note 3) minutes before retrying.\n", "Wait 5 hours before retrying.\n", "Wait 5 minutes.\n",
+     "Wait 5 (see note 3) hours before retrying.\n"),
+    ("wait 30 (tr\u00e8s) seconds\n", "wait 30 minutes\n", "wait 30 seconds\n", "wait 30 (tr\u00e8s) minutes\n"),
+    ("wait 30 (approx.) (seconds)\n", "wait 30 minutes\n", "wait 30 seconds\n", "wait 30 (approx.) (minutes)\n"),
+    ("timeout = 30 (unit = seconds)\n", "timeout = 30 minutes\n", "timeout = 30 s\n", "timeout = 30 (unit = hours)\n"),
+    ("timeout 30 (in units of seconds)\n", "timeout 30 minutes\n", "timeout 30 seconds\n",
+     "timeout 30 (in units of minutes)\n"),
+    ("timeout 30 (all values in seconds)\n", "timeout 30 minutes\n", "timeout 30 seconds\n",
+     "timeout 30 (all values in minutes)\n"),
+    ("timeout 30 (seconds.)\n", "timeout 30 minutes\n", "timeout 30 seconds\n", "timeout 30 (minutes.)\n"),
+    ("timeout 30 (secs; approx)\n", "timeout 30 minutes\n", "timeout 30 seconds\n", "timeout 30 (mins; approx)\n"),
+    ("wait 30\n(seconds)\n", "wait 30 minutes\n", "wait 30 seconds\n", "wait 30\n(minutes)\n"),
+    ("wait 30   (seconds)\n", "wait 30 minutes\n", "wait 30 seconds\n", "wait 30   (minutes)\n"),
+    ("Latency: 40 (p99, in ms).\n", "Latency: 40 s (p99).\n", "Latency: 40 ms (p99).\n", "Latency: 40 (p99, in s).\n"),
 ])
-def test_a_round_bracket_of_any_form_gives_the_figure_its_unit(source, lie, honest):
+def test_a_round_bracket_of_any_form_gives_the_figure_its_unit(source, lie, honest, rewritten):
     value = "5" if "5 (" in source else "40" if "40" in source else "30"
     find(_summarize(source, lie), "I1", block="s", value=value, evidence__change="unit_changed")
+    find(_rewrite(source, rewritten), "I2", value=value, evidence__change="unit_changed")
     assert_accepted(_summarize(source, honest))
+    assert_accepted(_rewrite(source, source.replace(" (", "  (", 1)))  # (a blank more: the same unit)
 
 
 @pytest.mark.parametrize("source, text", [

@@ -15136,8 +15136,11 @@ _ROUND_LABEL_AT = re.compile(_ROUND_LABEL + _UNIT_WORD + _UNIT_RATE)
 # a unit's word in a round bracket of other words (and its rate): "(p99, in ms)", "(secs; approx)"
 _ROUND_UNIT_WORD = re.compile(rb"(?<![0-9A-Za-z_])" + _UNIT_WORD + _UNIT_RATE)
 # the words of a unit's spelling that are no unit among other words in a round bracket: a table's
-# minimum (red team 127, F02), an ordinal, the pronoun; a label still reads them ("(in min)")
+# minimum (red team 127, F02), an ordinal, the pronoun; a label still reads them ("(in min)"), and a
+# label's word right before them among others ("(p99, in s)")
 _ROUND_NOT_UNIT_WORDS = frozenset((b"min", b"second", b"us"))
+# a label's word right before such a word (or any unit of one letter) in the bracket
+_ROUND_LABEL_WORD_BEFORE = re.compile(rb"(?<![0-9A-Za-z_])(?i:in|units?)(?:[ \t]*[:=][ \t]*|[ \t]+)\Z")
 
 
 def _trie_pattern(words: Iterable[bytes]) -> bytes:
@@ -15521,8 +15524,9 @@ def _round_unit(tail: bytes, at: int, depth: int = 0) -> bytes | None:
         return None
     for word in _ROUND_UNIT_WORD.finditer(tail, bracket.start(1), bracket.end(1)):
         spelled = word.group(1)
-        if spelled.isalpha() and (len(spelled) < 2 or spelled.lower() in _ROUND_NOT_UNIT_WORDS):
-            continue
+        if spelled.isalpha() and (len(spelled) < 2 or spelled.lower() in _ROUND_NOT_UNIT_WORDS) and (
+                _ROUND_LABEL_WORD_BEFORE.search(tail, bracket.start(1), word.start(1)) is None):
+            continue  # (unless a label's word is right before it: "(p99, in s)", "(p99; unit: min)")
         unit = _unit_named(spelled, word.group(2))
         if unit == b"deg":
             unit = _degrees_scale(tail[:bracket.end(1)], word.end(1))[0]
