@@ -10,14 +10,17 @@ import pytest
 from gate_helpers import assert_accepted, blk, find, gate_for, tool
 from test_grammar_v4 import _rewrite, _summarize
 
+from provgate import gate
 from provgate._search import unit_leads
 from provgate.gate import (
     _UNITS,
+    _extra_leads,
     _figures_with_units,
     _key_units_of_figure,
     _same_unit,
     _unit_at,
     _unit_leads,
+    _units_of_figure,
 )
 
 
@@ -1510,8 +1513,12 @@ def test_the_unit_a_round_bracket_names():
     assert _unit_at(b"5 (ms)", 1) == b"ms" and _unit_at(b"5 (measured in ms)", 1) == b"ms"
     assert _unit_at(b"5 (see below) minutes", 1) == b"min" and _unit_at(b"5 (see below).", 1) is None
     # (a one-letter bracket is a list mark as often; a bracket of more than the unit, no label)
-    assert _unit_at(b"3 (b) x", 1) is None and _unit_at(b"5 (ms, p99)", 1) is None
-    assert _unit_at(b"3 (over two hours) jobs", 1) is None and _unit_at(b"404 (Not Found)", 3) is None
+    # (and a bracket of words, one of which spells a unit, has that unit: red team 127, F04)
+    assert _unit_at(b"3 (b) x", 1) is None and _unit_at(b"5 (ms, p99)", 1) == b"ms"
+    assert _unit_at(b"3 (over two hours) jobs", 1) == b"h" and _unit_at(b"404 (Not Found)", 3) is None
+    # (a unit of one letter, "min", "us" or "second" among other words only after a label's word)
+    assert _unit_at(b"40 (p99, in s).", 2) == b"s" and _unit_at(b"40 (p99 s).", 2) is None
+    assert _unit_at(b"5 (for us) x", 1) is None and _unit_at(b"5 (min. wait) x", 1) is None
     # (a label's word spells a unit, or is a rate: "(thirty)" is an aside, passed over)
     assert _unit_at(b"30 (thirty) seconds", 2) == b"s" and _unit_at(b"5 (OK) s", 1) == b"s"
     assert _unit_at(b"40 (req/s)", 2) == b"req/s" and _unit_at(b"40 (requests per minute)", 2) == b"req/min"
@@ -1741,7 +1748,8 @@ def test_a_min_after_in_is_still_a_label_of_minutes():
     assert_accepted(_summarize("Backoff: 5 (in min) between tries.\n", "Backoff: 5 minutes between tries.\n"))
 
 
-@pytest.mark.parametrize("bracket", ["(!)", "(*)", "[*]", "(\u2020)", "()", "[]", "(ok?)", "(tr\u00e8s)", "(a)"])
+@pytest.mark.parametrize("bracket", ["(!)", "(*)", "[*]", "(\u2020)", "()", "[]", "(ok?)", "(tr\u00e8s)", "(a)",
+                                     "(min. wait)"])
 def test_any_short_bracket_between_a_figure_and_its_unit_is_passed_over(bracket):
     # red team 127, F06: a bracket that was no letters-only aside left the summary's figure with
     # no unit, so "5 (!) hours" of "Wait 5 minutes" was accepted; an aside of any bytes is
@@ -1750,3 +1758,90 @@ def test_any_short_bracket_between_a_figure_and_its_unit_is_passed_over(bracket)
     find(_rewrite("Wait 5 minutes before the retry.\n", f"Wait 5 {bracket} hours before the retry.\n"), "I2")
     assert_accepted(_summarize("Wait 5 minutes before the retry.\n", f"Wait 5 {bracket} minutes.\n"))
     assert_accepted(_summarize(f"Wait 5 {bracket} minutes before the retry.\n", "Wait 5 minutes.\n"))
+
+
+# red team 127, F04: round brackets after a figure in forms the labels of red team 126 F08 did not
+# read (a citation's digits, an aside with a digit or a letter not ASCII, two brackets, a label of
+# more words or a stop after its unit, a bracket after three blanks or on the next line) left the
+# figure with no unit, so any unit was grounded. One reading now: the unit after a bracket, else
+# the bracket's label or its first word that spells a unit
+@pytest.mark.parametrize("source, lie, honest, rewritten", [
+    ("Wait 5 (1) minutes before retrying.\n", "Wait 5 (1) hours before retrying.\n", "Wait 5 (1) minutes.\n",
+     "Wait 5 (1) hours before retrying.\n"),
+    ("Wait 5 (see note 3) minutes before retrying.\n", "Wait 5 hours before retrying.\n", "Wait 5 minutes.\n",
+     "Wait 5 (see note 3) hours before retrying.\n"),
+    ("wait 30 (tr\u00e8s) seconds\n", "wait 30 minutes\n", "wait 30 seconds\n", "wait 30 (tr\u00e8s) minutes\n"),
+    ("wait 30 (approx.) (seconds)\n", "wait 30 minutes\n", "wait 30 seconds\n", "wait 30 (approx.) (minutes)\n"),
+    ("timeout = 30 (unit = seconds)\n", "timeout = 30 minutes\n", "timeout = 30 s\n", "timeout = 30 (unit = hours)\n"),
+    ("timeout 30 (in units of seconds)\n", "timeout 30 minutes\n", "timeout 30 seconds\n",
+     "timeout 30 (in units of minutes)\n"),
+    ("timeout 30 (all values in seconds)\n", "timeout 30 minutes\n", "timeout 30 seconds\n",
+     "timeout 30 (all values in minutes)\n"),
+    ("timeout 30 (seconds.)\n", "timeout 30 minutes\n", "timeout 30 seconds\n", "timeout 30 (minutes.)\n"),
+    ("timeout 30 (secs; approx)\n", "timeout 30 minutes\n", "timeout 30 seconds\n", "timeout 30 (mins; approx)\n"),
+    ("wait 30\n(seconds)\n", "wait 30 minutes\n", "wait 30 seconds\n", "wait 30\n(minutes)\n"),
+    ("wait 30   (seconds)\n", "wait 30 minutes\n", "wait 30 seconds\n", "wait 30   (minutes)\n"),
+    ("Latency: 40 (p99, in ms).\n", "Latency: 40 s (p99).\n", "Latency: 40 ms (p99).\n", "Latency: 40 (p99, in s).\n"),
+])
+def test_a_round_bracket_of_any_form_gives_the_figure_its_unit(source, lie, honest, rewritten):
+    value = "5" if "5 (" in source else "40" if "40" in source else "30"
+    find(_summarize(source, lie), "I1", block="s", value=value, evidence__change="unit_changed")
+    find(_rewrite(source, rewritten), "I2", value=value, evidence__change="unit_changed")
+    assert_accepted(_summarize(source, honest))
+    assert_accepted(_rewrite(source, source.replace(" (", "  (", 1)))  # (a blank more: the same unit)
+
+
+@pytest.mark.parametrize("source, text", [
+    ("attempt 3 (of 5) failed at 12:07 (UTC) on host-1\n", "Attempt 3 of 5 failed at 12:07 UTC.\n"),
+    ("Retries: 5 (see below).\n", "5 retries.\n"),
+    ("Wait 5 (min. wait) minutes.\n", "Wait 5 minutes.\n"),
+    ("Retry 3 (at most 5 min apart) times.\n", "Retry 3 times, at most 5 min apart.\n"),
+    ("Port 5432 (in the db subnet) is open.\n", "Port 5432 is open.\n"),
+    ("Steps: 3\n(a) build\n(b) test\n", "3 steps: build and test.\n"),
+])
+def test_a_round_bracket_that_names_no_unit_of_the_figure_leaves_honest_summaries(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+_F08_LINES = (
+    lambda i: f"attempt {i % 7} (of 5) failed at 12:{i % 60:02d} (UTC) on host-{i}\n",
+    lambda i: f"{i} (see below) item {i} (approx) done\n",
+    lambda i: f"y{i} = 2 (x + {i}) - 4 (z)\n",
+)
+
+
+@pytest.mark.parametrize("line", _F08_LINES)
+def test_a_round_bracket_that_can_give_no_unit_is_no_lead(line, monkeypatch):
+    # red team 127, F08: each "(" after a digit was a lead read by _unit_at (4-9x base's check on
+    # logs, lists and formulas); one that holds no word a unit may be spelled with, nor has one after
+    # it, is none. Work counted, not time: leads made and units read in a check
+    text = "".join(line(i) for i in range(300))
+    assert _extra_leads(text.encode()) == []
+    assert _unit_leads(text.encode()) == unit_leads(text.encode()).tolist()
+    calls = []
+    real = gate._unit_at
+    monkeypatch.setattr(gate, "_unit_at", lambda t, e: calls.append(e) or real(t, e))
+    assert_accepted(_summarize(text, text))
+    assert len(calls) <= 10  # (600 "(" after a figure each side; main read 1,200 tails)
+
+
+def test_each_round_bracket_a_unit_is_read_through_is_a_lead():
+    # the leads (F08's filter) are all the figures whose unit a round bracket gives, and a source
+    # searched for a figure (_units_of_figure) reads the unit _unit_at reads
+    befores = ["5", "5 ", "5  ", "5   ", "5        ", "5\n", "5\r\n", "5 \n", "x "]
+    brackets = ["(of 5)", "(see below)", "(ms)", "(MS)", "(in ms)", "(x + 3)", "(UTC)", "(p99, in ms)", "(a)", "()",
+                "(K)", "(min)", "(Secs; approx)", "(s\u0435conds)", "(tr\u00e8s)", "(in \u00b5s)", "(%)", "(50%)",
+                "(degrees C)", "(requests per minute)", "(in handler_5)", "(two hours)"]
+    afters = ["", " minutes", " item", " on host", " idle seconds", " (seconds)", "/h", " K", " - 4", "\nminutes",
+              " [1] min", " \x1b[1mms", "\u00a0ms", " per hour", " Seconds", " degrees C", " times a day"]
+    read = 0
+    for before in befores:
+        for bracket in brackets:
+            for after in afters:
+                text = (before + bracket + after + ".").encode()
+                unit = _unit_at(text, 1)
+                if before[0] == "5":
+                    assert unit is None or 0 in _unit_leads(text), text
+                    assert _units_of_figure(text, b"5") == ({unit} if unit is not None else set()), text
+                    read += unit is not None
+    assert read > 300

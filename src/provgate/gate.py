@@ -15331,32 +15331,87 @@ _UNIT_ALPHA_SPELLINGS = b"|".join(re.escape(spelling) for spelling in sorted(_UN
 _FOOTNOTE = (rb"\[(?:\^[0-9A-Za-z]{1,8}|[0-9]{1,3}|[ace-gi-ln-rt-zAC-Z]|[^\[\]\n0-9A-Za-z^ \t][^\[\]\n]{0,79}|(?=\])|(?=[A-Za-z][A-Za-z0-9 \t.,:'\-]{1,79}\])(?!(?i:"
              + _UNIT_ALPHA_SPELLINGS + rb")(?![A-Za-z]))[A-Za-z][A-Za-z0-9 \t.,:'\-]{1,79})\]")
 # a round bracket after a figure (red team 126, F08: only "[...]" was read, so "5 (in ms)" and
-# "30 (unit: seconds)" gave the figure no unit and any unit was grounded). Round brackets hold
-# asides and citations more often than units, so: a bracket that IS the unit's label ("5 (ms)",
-# "5 (in ms)", "30 (unit: seconds)", "40 (in MB/s)", "7 (unit: h)"; a bare unit of two bytes
-# or more: "(b)" and "(s)" are list marks as often) gives the figure that unit; an aside of words
-# whose first word spells no unit ("5 (see below) minutes", as "5 [see note] minutes") is passed
-# over to the unit after it; any other ("3 (over two hours) jobs", "5 (p99, in ms)") is no unit,
-# as before. The label is tried first: "(in ms)" is no aside. A bare "(min)" is no label: beside
-# "(max)" and "(avg)" it is a minimum as often as minutes (red team 127, F02: "2 (min) / 4 (max) GB"
-# summarized "2 GB minimum" was refused), so it is no unit, as before the labels; "(in min)" is one
-_ROUND_ASIDE = rb"\((?=[^()\[\]\n]{0,80}\))(?!(?i:" + _UNIT_ALPHA_SPELLINGS + rb")(?![A-Za-z]))[^()\[\]\n]{0,80}\)"
+# "30 (unit: seconds)" gave the figure no unit and any unit was grounded), read by _round_unit
+# (red team 127, F04: one reading of any bracket, not a list of forms): the unit after the
+# bracket, if one follows it ("5 (see below) minutes", "5 (!) hours", "30 (approx.) (seconds)":
+# a bracket is passed over, as "5 [see note] minutes" is); else the bracket's own: its label
+# (_ROUND_LABEL: "5 (ms)", "5 (in ms)", "30 (unit: seconds)", "40 (in MB/s)", "7 (unit: h)"; a
+# bare unit of two bytes or more: "(b)" and "(s)" are list marks as often), or the first word
+# among others that spells a unit of two letters or more ("30 (unit = seconds)", "40 (p99, in
+# ms)", "30 (secs; approx)", "3 (over two hours)"); else none. A bare "(min)" is no label and
+# "min" among other words no unit: beside "(max)" and "(avg)" it is a minimum as often as minutes
+# (red team 127, F02: "2 (min) / 4 (max) GB" summarized "2 GB minimum" was refused); "(in min)"
+# is one. A bracket first on the next line is read as a label only (a list's "(a)" starts a line)
 # (a label's word a unit's spelling, or a rate: "(thirty)" is an aside, no label of no unit)
 _ROUND_LABEL = (rb"[ \t]{0,2}\([ \t]*(?:(?i:in|units?|measured[ \t]+in|all[ \t]+in|values[ \t]+in)"
                 rb"(?:[ \t]*:[ \t]*|[ \t]+)|(?!(?i:min)[ \t]*\))(?=%|[^ \t)]{2}))(?=(?:(?i:" + _UNIT_ALPHA_SPELLINGS + rb")(?![0-9A-Za-z_])"
                 rb"|(?![A-Za-z])" + _UNIT_WORD.replace(b"(", b"(?:", 1) + rb"|[A-Za-z]+(?="
                 + _UNIT_RATE.replace(_UNIT_WORD, _UNIT_WORD.replace(b"(", b"(?:", 1), 1)[:-1] + rb"))"
                 + _UNIT_RATE.replace(_UNIT_WORD, _UNIT_WORD.replace(b"(", b"(?:", 1), 1) + rb"[ \t]*\))")
-_UNIT_TAIL = (rb"(?:(?:" + _ROUND_LABEL + rb"|(?:[ \t]*(?:" + _FOOTNOTE + rb"|" + _ROUND_ASIDE + rb"))?" + _UNIT_GAP
+_UNIT_TAIL = (rb"(?:(?:(?:[ \t]*" + _FOOTNOTE + rb")?" + _UNIT_GAP
               + rb")" + _UNIT_WORD + _UNIT_RATE + rb"|[ \t]*/[ \t]*([A-Za-z]{1,16})(?![0-9A-Za-z_]))")
 # a footnote's bracket after a digit and at most two blanks (searched for from its "[")
 _FOOTNOTE_AFTER_DIGIT = re.compile(rb"\[(?:(?<=[0-9]\[)|(?<=[0-9][ \t]\[)|(?<=[0-9][ \t][ \t]\[))"
                                    + _FOOTNOTE[2:])
-# a round bracket closed on its line after a digit and at most two blanks (_ROUND_LABEL, _ROUND_ASIDE);
-# searched for from its "(", a byte before it that is no digit nor blank ("f(", most of code's)
-# rejected by one look behind first (a third less time on the rewrite benchmark's 80 KB block)
-_ROUND_AFTER_DIGIT = re.compile(rb"\((?<=[0-9 \t]\()(?:(?<=[0-9]\()|(?<=[0-9][ \t]\()|(?<=[0-9][ \t][ \t]\())"
-                                rb"(?=[^()\n]{0,80}\))")
+# a round bracket after a figure, read by _round_unit (red team 127, F04): on its line after at most
+# eight blanks, or first on the next line (at most one blank before the break), closed on its line
+# within 80 bytes
+_ROUND_NEAR = rb"(?:[ \t]{0,8}|[ \t]?\r?\n)\("
+_ROUND_AT = re.compile(_ROUND_NEAR + rb"([^()\n]{0,80})\)")
+# the unit label a round bracket is (_ROUND_LABEL), its unit read as _UNIT_TAIL's
+_ROUND_LABEL_AT = re.compile(_ROUND_LABEL + _UNIT_WORD + _UNIT_RATE)
+# a unit's word in a round bracket of other words (and its rate): "(p99, in ms)", "(secs; approx)"
+_ROUND_UNIT_WORD = re.compile(rb"(?<![0-9A-Za-z_])" + _UNIT_WORD + _UNIT_RATE)
+# the words of a unit's spelling that are no unit among other words in a round bracket: a table's
+# minimum (red team 127, F02), an ordinal, the pronoun; a label still reads them ("(in min)"), and a
+# label's word right before them among others ("(p99, in s)")
+_ROUND_NOT_UNIT_WORDS = frozenset((b"min", b"second", b"us"))
+# a label's word right before such a word (or any unit of one letter) in the bracket
+_ROUND_LABEL_WORD_BEFORE = re.compile(rb"(?<![0-9A-Za-z_])(?i:in|units?)(?:[ \t]*[:=][ \t]*|[ \t]+)\Z")
+
+
+def _trie_pattern(words: Iterable[bytes]) -> bytes:
+    """A regular expression of ``words`` (no metacharacters) as a tree of their common prefixes:
+    the engine tries one branch a first byte, not every word at each position."""
+    tree: dict = {}
+    for word in words:
+        node = tree
+        for byte in word:
+            node = node.setdefault(byte, {})
+        node[None] = {}
+    def walk(node: dict) -> bytes:
+        branches = [re.escape(bytes([byte])) + walk(child) for byte, child in sorted(
+            (k, v) for k, v in node.items() if k is not None)]
+        if not branches:
+            return b""
+        body = branches[0] if len(branches) == 1 else b"(?:" + b"|".join(branches) + b")"
+        return b"(?:" + body + b")?" if None in node else body
+    return walk(tree)
+
+
+# a word that may spell a unit (read in the text lower-cased), or "%"
+_UNIT_MAYBE = (rb"(?:(?<![a-z])" + _trie_pattern(sorted({s.lower() for s in _UNITS if s.isalpha()}))
+               + rb"(?![a-z])|%)")
+# a round bracket a figure's unit may be read through (_round_unit), searched for from its "(" in
+# the text lower-cased: after a digit and at most eight blanks, or first on the next line; closed on
+# its line; and holding a word that may spell a unit, or followed (past _UNIT_GAP's bytes) by one,
+# by one word and one, by another bracket, a "/" or a "K". Any other "(" after a figure ("attempt 3
+# (of 5) failed", "12:07 (UTC) on", "2 (x + 3) - 4") is no lead (red team 127, F08: each was read
+# by _unit_at, 4-9x base's check). A word is tried once, at its start (possessive runs). In a text
+# with a byte no plain ASCII text holds (a look-alike letter, a sign, a colour code: _unit_at reads
+# them first), any such byte in the bracket or in the 48 bytes after it keeps it a lead too.
+# (its byte before it a digit, blank or break first: "f(", most of code's, rejected by one look
+# behind; the looks behind an atomic group, which a failed look ahead does not try one by one
+# again: a third of the time)
+_ROUND_LEAD = (
+    rb"\((?<=[0-9 \t\n]\()(?>" + b"|".join(rb"(?<=[0-9]" + rb"[ \t]" * k + rb"\()" for k in range(9))
+    + rb"|(?<=[0-9]\n\()|(?<=[0-9]\r\n\()|(?<=[0-9][ \t]\n\()|(?<=[0-9][ \t]\r\n\())(?=[^()\n]{0,80}\))"
+    rb"(?=(?:[^a-z)%]++|(?!" + _UNIT_MAYBE + rb")[a-z]++)*+" + _UNIT_MAYBE
+    + rb"|[^)]*+\)[ \t\r*_`~|-]*+\n?[ \t\r*_`~|-]*+(?:[(\[/]|k(?![a-z])|" + _UNIT_MAYBE + rb"|[a-z]++[ \t]++"
+    + _UNIT_MAYBE + rb")")
+_ROUND_AFTER_DIGIT = re.compile(_ROUND_LEAD + rb")")
+_ROUND_AFTER_DIGIT_NOT_ASCII = re.compile(
+    _ROUND_LEAD + rb"|[^)\x80-\xff\x1b]*+[\x80-\xff\x1b]|[^)]*+\)[^\n\x80-\xff\x1b]{0,48}+[\x80-\xff\x1b])")
 
 
 def _extra_leads(text: bytes, first: bool = False) -> list[int]:
@@ -15371,9 +15426,14 @@ def _extra_leads(text: bytes, first: bool = False) -> list[int]:
     # the unit: red team 126, F08)
     for bracket, after_digit in ((b"["[0], _FOOTNOTE_AFTER_DIGIT), (b"("[0], _ROUND_AFTER_DIGIT)):
         if bracket in text:
-            for m in after_digit.finditer(text):
+            read = text
+            if bracket == b"("[0]:  # (read lower-cased: the unit words of _UNIT_MAYBE in one case)
+                read = text.lower()
+                if not text.isascii() or b"\x1b"[0] in text:
+                    after_digit = _ROUND_AFTER_DIGIT_NOT_ASCII
+            for m in after_digit.finditer(read):
                 j = m.start()
-                while text[j - 1] in b" \t":
+                while text[j - 1] in b" \t\r\n":
                     j -= 1
                 out.append(j - 1)
                 if first:
@@ -15624,7 +15684,7 @@ def _unit_at(text: bytes, end: int) -> bytes | None:
     while start > 0 and text[start - 1] in _FIGURE_BYTES:
         start -= 1
     tail = text[end:end + 96]
-    if b"["[0] in tail[:3] or b"("[0] in tail[:3]:
+    if b"["[0] in tail[:3] or b"("[0] in tail[:11]:
         tail = text[end:end + 192]  # (a bracket of words before the unit: red team 125, F06; 126, F08)
     if not tail.isascii():
         stop = end + len(tail)
@@ -15648,6 +15708,8 @@ def _unit_at(text: bytes, end: int) -> bytes | None:
         tail = _ANSI_SEQUENCE.sub(b"", tail)
     m = _UNIT_AFTER_FIGURE.match(tail)
     unit = None if m is None else _unit_of_match(tail, m)
+    if m is None and b"("[0] in tail[:11]:
+        unit = _round_unit(tail, 0)
     if b"["[0] in tail[:3] and (bracket := _BRACKET_AFTER_FIGURE.match(tail)) is not None and (
             unit is None or m.start(1 if m.group(1) is not None else 3) >= bracket.end()):
         # a bracket of words passed over as a note, or too long to be one, that names a unit
@@ -15661,6 +15723,43 @@ def _unit_at(text: bytes, end: int) -> bytes | None:
                 m := _UNIT_AFTER_FIGURE.match(tail, bracket.end())) is not None:  # (words: no "[1234]")
             unit = _unit_of_match(tail, m)
     return _with_currency(text, start, unit)
+
+
+def _round_unit(tail: bytes, at: int, depth: int = 0) -> bytes | None:
+    """The unit a round bracket at ``at`` of ``tail`` (``_ROUND_AT``), after a figure, gives it
+    (the comment above ``_ROUND_LABEL``): the unit after the bracket (another bracket after it
+    read so too, up to three), else its label's, else its first word among others that spells
+    one; or None (no such bracket, or none of them)."""
+    bracket = _ROUND_AT.match(tail, at)
+    if bracket is None:
+        return None
+    if b"\n"[0] in tail[at:bracket.start(1)]:
+        label_only = True  # (first on the next line: no aside passed over, a label only)
+    else:
+        label_only = False
+        after = bracket.end()
+        if depth < 2 and _ROUND_AT.match(tail, after) is not None and b"\n"[0] not in tail[after:tail.find(b"(", after)]:
+            unit = _round_unit(tail, after, depth + 1)
+        else:
+            unit = None if (m := _UNIT_AFTER_FIGURE.match(tail, after)) is None else _unit_of_match(tail, m)
+        if unit is not None:
+            return unit
+    if (label := _ROUND_LABEL_AT.match(tail, bracket.start(1) - 1)) is not None and (
+            unit := _unit_of_match(tail, label)) is not None:
+        return unit
+    if label_only:
+        return None
+    for word in _ROUND_UNIT_WORD.finditer(tail, bracket.start(1), bracket.end(1)):
+        spelled = word.group(1)
+        if spelled.isalpha() and (len(spelled) < 2 or spelled.lower() in _ROUND_NOT_UNIT_WORDS) and (
+                _ROUND_LABEL_WORD_BEFORE.search(tail, bracket.start(1), word.start(1)) is None):
+            continue  # (unless a label's word is right before it: "(p99, in s)", "(p99; unit: min)")
+        unit = _unit_named(spelled, word.group(2))
+        if unit == b"deg":
+            unit = _degrees_scale(tail[:bracket.end(1)], word.end(1))[0]
+        if unit is not None:
+            return unit
+    return None
 
 
 # a bracket after a figure (at most two blanks before it) and its inside, and a word of it
@@ -15805,7 +15904,8 @@ def _units_of_figure(text: bytes, figure: bytes) -> set[bytes]:
                 continue
             if not plain:
                 unit = _unit_at(text, m.end())
-            elif b"[" in text[at:m.end()]:
+            elif b"[" in text[at:m.end()] or m.group(1) is None and m.group(3) is None:
+                # (or a round bracket after it, _ROUND_NEAR)
                 # (a bracket after the figure: read as _unit_at reads it, red team 125, F06)
                 end = at
                 while end < len(text) and text[end] in _FIGURE_BYTES:
@@ -15831,7 +15931,8 @@ def _figure_searches(figure: bytes, with_unit: bool) -> list[re.Pattern[bytes]]:
             if len(_UNIT_SEARCHES) > 4096:
                 _UNIT_SEARCHES.clear()
             pattern = _UNIT_SEARCHES[key] = re.compile(
-                re.escape(written) + (_UNIT_TAIL if with_unit else rb"(?![0-9]|[.,][0-9])"))
+                re.escape(written) + (rb"(?:" + _UNIT_TAIL + rb"|(?=" + _ROUND_NEAR + rb"))" if with_unit
+                                      else rb"(?![0-9]|[.,][0-9])"))
         out.append(pattern)
     return out
 
