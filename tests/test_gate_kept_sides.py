@@ -764,6 +764,31 @@ def test_the_own_pre_versions_set_is_made_only_for_a_row_left_over():
     assert OWN.encode() in made
 
 
+def test_the_own_pre_versions_sets_are_made_first_for_many_rows():
+    # (past _OWN_SETS_DEFERRED_UP_TO rows the pre versions' sets ground most rows of a rewrite
+    # more cheaply than the literal search of the sources; the verdict is the same either way)
+    from provgate.gate import _OWN_SETS_DEFERRED_UP_TO, _Facts
+
+    lines = "".join(f"key_{k}={k}\n" for k in range(_OWN_SETS_DEFERRED_UP_TO + 8))
+    own = lines + "[src:tool:cfg]\n"
+    store = store_with({"tool:cfg": lines})
+    made: list[bytes] = []
+    real = _Facts.grounding_sets
+
+    def recording(texts):
+        made.extend(x.table.data for x in texts if x._grounding_set is None)
+        return real(texts)
+
+    _Facts.grounding_sets = staticmethod(recording)
+    try:
+        v = Gate(store, audit=False).check_edit(Edit("rewrite", Window([blk("a1", "assistant", own)]),
+                                                     Window([blk("a1", "assistant", own + "Done.\n")])))
+    finally:
+        _Facts.grounding_sets = staticmethod(real)
+    assert v.accepted, v.summary()
+    assert own.encode() in made
+
+
 # -- a side's fact list and its completeness, set by two threads at once (red team 35, 01) -----
 
 
