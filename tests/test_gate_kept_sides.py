@@ -789,6 +789,36 @@ def test_the_own_pre_versions_sets_are_made_first_for_many_rows():
     assert own.encode() in made
 
 
+def test_text_holders_carried_to_a_window_rewritten_in_place_are_those_found_anew():
+    # (_Side.inherit: a pinned text's holders carried from the window a next edit rewrote in
+    # place are the holders a search of the new window finds: the positions whose texts
+    # changed asked again, a text that came or left there included)
+    import random
+
+    from provgate.gate import _Side
+
+    pool = ["alpha\n", "beta\n", "gamma\n", "retries=3\nmode=safe\n"]
+    handles = [block_text_handle(blake3(t.encode()).digest()) for t in pool]
+    rng = random.Random(54)
+    for _ in range(300):
+        before = [rng.choice(pool) for _ in range(rng.randint(1, 9))]
+        after = [rng.choice(pool) if rng.random() < 0.4 else t for t in before]
+        differing = [j for j, (a, b) in enumerate(zip(before, after)) if a != b]
+        gate = Gate(store_with({}), audit=False)
+        windows = (Window([blk(f"b{k}", "tool", t) for k, t in enumerate(before)]),
+                   Window([blk(f"b{k}", "tool", t) for k, t in enumerate(after)]))  # (held: a side holds its window weakly)
+        pre, post = gate.side(windows[0], "pre", {}), gate.side(windows[1], "post", {})
+        asked = rng.sample(handles, rng.randint(1, len(handles)))
+        for h in asked:
+            pre.holding_text((h,))
+        post.inherit(pre, differing)
+        fresh = _Side(post.window, post.texts, post.digests)
+        for h in handles:
+            assert post.holding_text((h,)) == fresh.holding_text((h,)) == [
+                k for k, t in enumerate(after) if block_text_handle(blake3(t.encode()).digest()) == h]
+        assert post._text_holders is not None and set(post._text_holders) >= {h_key for h_key in pre._text_holders}
+
+
 # -- a side's fact list and its completeness, set by two threads at once (red team 35, 01) -----
 
 

@@ -832,6 +832,7 @@ class _Side:
         "_summary_texts",
         "_text_counts",
         "_text_handles",
+        "_text_holders",
         "_window",
         "_window_digest",
         "digests",
@@ -858,6 +859,9 @@ class _Side:
         self._positions: tuple[dict[bytes, int], dict[bytes, list[int]]] | None = None
         self._text_counts: dict[bytes, int] | None = None
         self._text_handles: bytes | None = None  # the text digests end to end (holding_text)
+        # a text handle's digest prefix -> the positions of the blocks holding it, as found
+        # (holding_text; carried to a window rewritten in place, :meth:`inherit`)
+        self._text_holders: dict[bytes, tuple[int, ...]] | None = None
         self._reads: dict[str, list[int]] | None = None
         self._newest: dict[str, int] | None = None
         self._may_cite: bool | None = None
@@ -958,6 +962,15 @@ class _Side:
             for j in differing:
                 blob[j * _DIGEST_BYTES:(j + 1) * _DIGEST_BYTES] = digests[j]
             self._text_handles = bytes(blob)
+        if other._text_holders and self._text_holders is None and len(other._text_holders) <= _FEW_TEXT_PINS:
+            # (the holders of each pinned text asked of it: the same positions, but at
+            # `differing`, whose digests are asked again; a session asks its few pinned texts
+            # of every window, searching each window's digests end to end; a side asked for
+            # more texts than that is asked again, not copied whole every edit)
+            digests, at_differing = self.digests, frozenset(differing)
+            self._text_holders = {key: tuple(sorted({*(i for i in at if i not in at_differing),
+                                                     *(j for j in differing if digests[j].startswith(key))}))
+                                  for key, at in other._text_holders.items()}
         if other._reads is not None and self._reads is None:
             # the same metadata: the same reads of each resource, with the same texts unless a
             # read is among the blocks whose texts differ
@@ -1204,16 +1217,24 @@ class _Side:
         if len(keys) > _FEW_TEXT_PINS:
             by_key = self._prefix_index()
             return [i for k in keys for i in by_key.get(k, ())]
-        if self._text_handles is None:
-            self._text_handles = b"".join(self.digests)
-        blob = self._text_handles
-        out = []
+        memo = self._text_holders
+        if memo is None:
+            memo = self._text_holders = {}
+        out: list[int] = []
         for key in keys:
-            at = blob.find(key)
-            while at >= 0:
-                if at % _DIGEST_BYTES == 0:
-                    out.append(at // _DIGEST_BYTES)
-                at = blob.find(key, at + 1)
+            found = memo.get(key)
+            if found is None:
+                if self._text_handles is None:
+                    self._text_handles = b"".join(self.digests)
+                blob = self._text_handles
+                held = []
+                at = blob.find(key)
+                while at >= 0:
+                    if at % _DIGEST_BYTES == 0:
+                        held.append(at // _DIGEST_BYTES)
+                    at = blob.find(key, at + 1)
+                found = memo[key] = tuple(held)
+            out.extend(found)
         return out
 
     def pinned(self) -> list[int]:
