@@ -65,8 +65,10 @@ def test_textnorm_reads_only_real_strings_from_its_own_copy(impl):
         report(lambda: m.same_after_normalisation(["hello"] * 2000, Shorter(["hello"] * 2000)))
     """).splitlines()
     if impl == "native":
-        assert out == ["TypeError a[0] must be str, not Fake", "TypeError a[0] must be str, not int",
-                       "InvalidArgumentError a and b must have the same length, got 2000 and 1"]
+        # (each list is iterated once, into the copy that is checked and read: what a second
+        # iteration would give is never asked; stop 54, the checks moved into Cython)
+        assert out[0] == "TypeError a[0] must be str, not Fake"
+        assert out[1].startswith("ok [ True") and out[2].startswith("ok [ True"), out
     else:
         assert [line.split()[0] for line in out] == ["AttributeError", "AttributeError", "ok"]
 
