@@ -12134,7 +12134,9 @@ def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
         h = lo + fence.start()
         end = max(h - 256, 0) + len(text[max(h - 256, 0):h].rstrip())  # (past blank lines, a bounded read)
         if end > 0:
-            line = text[text.rfind(b"\n", max(end - 256, 0), end) + 1:end].lower()
+            # (at most 256 bytes of it, a line with no break in them read from there: red team
+            # 128, F08, the whole line was read, quadratic in the pointer words and dots)
+            line = text[max(text.rfind(b"\n", max(end - 256, 0), end) + 1, end - 256, 0):end].lower()
             # (a negation of a verb that governs something else, "You don't need sudo for this:",
             # "Don't worry about the warnings:", governs no command of the block: red team 119, F08)
             if _clause_negated_before(text, end, depth + 1) and not _negates_another_verb(_words_of_clause(line)):

@@ -1,0 +1,48 @@
+"""Quoted polarity at fenced blocks (docs/gate.md, I1 — "quoted polarity"): red team 128's
+regressions in grammar v14's structural fence reader, F08 F01 F02 F13 F11 F09. Each lie is
+refused and its honest control accepted; the suite runs once each way (PROVGATE_NO_EXTENSIONS=1)."""
+
+from __future__ import annotations
+
+import pytest
+from gate_helpers import assert_accepted, blk, find, store_with, summary
+
+from provgate import gate as gate_module
+from provgate.gate import Gate
+
+FENCE = "```\nmake deploy\n```\n"
+RUN = "Run `make deploy` now."
+
+
+def _summarize(source: str, text: str):
+    store = store_with({"src:1": source})
+    pre = [blk("b1", "user", source, ["src:1"])]
+    return Gate(store).check(pre, [summary("s1", text, ["src:1"])], operator="summarize")
+
+
+def _refused(source: str, text: str = RUN, value: str = "make deploy") -> None:
+    find(_summarize(source, text), "I1", block="s1", value=value, evidence__change="negation_dropped")
+
+
+# red team 128, F08: the line over a fence with no line break in its last 256 bytes was read
+# whole, and its pointer words and dots read in quadratic work; the work is counted, not timed
+@pytest.mark.parametrize("line", ["this " * 4000, "x" + "." * 16000 + "y", "run it and " * 2000])
+def test_the_line_over_a_fence_is_read_in_bounded_work(monkeypatch, line):
+    read: list[int] = []
+    real = gate_module._fence_instruction_negated
+
+    def counting(sentence, pointer, depth):
+        read.append(len(sentence))
+        return real(sentence, pointer, depth)
+
+    monkeypatch.setattr(gate_module, "_fence_instruction_negated", counting)
+    assert_accepted(_summarize(line + "\n" + FENCE, RUN))
+    assert read, "the line over the fence was not read"
+    assert max(read) <= 256, max(read)
+
+
+@pytest.mark.parametrize("filler", ["this " * 100, "x" + "." * 400 + " "])
+def test_a_long_line_over_a_fence_still_denies_at_its_end(filler):
+    # (the end of the line is what is read: a denial there still governs the fence)
+    _refused(filler + "Never run this.\n" + FENCE)
+    assert_accepted(_summarize(filler + "Run this.\n" + FENCE, RUN))
