@@ -46,3 +46,36 @@ def test_a_long_line_over_a_fence_still_denies_at_its_end(filler):
     # (the end of the line is what is read: a denial there still governs the fence)
     _refused(filler + "Never run this.\n" + FENCE)
     assert_accepted(_summarize(filler + "Run this.\n" + FENCE, RUN))
+
+
+# red team 128, F01: a hyphenated verb before the pointer was one word and no act
+@pytest.mark.parametrize("before", ["Never re-run this.", "Do not re-run the following.", "Never force-push this.",
+                                    "Don't re-deploy this.", "Never copy-paste this.", "Never dry-run this.",
+                                    "Never re-execute this.", "Never auto-run this.", "This must never be re-run."])
+def test_a_hyphenated_verb_before_a_fence_denies_it(before):
+    _refused(before + "\n" + FENCE)
+
+
+@pytest.mark.parametrize("after", ["Never re-run the above.", "Don't copy-paste that.", "Never force-push that."])
+def test_a_hyphenated_verb_after_a_fence_denies_it(after):
+    _refused(FENCE + after + "\n")
+
+
+@pytest.mark.parametrize("source", ["Re-run this.\n" + FENCE, "Copy-paste the following.\n" + FENCE,
+                                    FENCE + "Then re-run the above.\n", "A well-known fix:\n" + FENCE])
+def test_a_hyphenated_verb_that_asks_for_a_fence_is_accepted(source):
+    assert_accepted(_summarize(source, RUN))
+
+
+# red team 128, F02: "do" was the act only right before the pointer
+@pytest.mark.parametrize("source", ["Don't do the following.\n" + FENCE, "Never do the steps below.\n" + FENCE,
+                                    "Do not do the next steps.\n" + FENCE, "Never do any of these.\n" + FENCE,
+                                    FENCE + "Never do the above.\n", FENCE + "Don't do the steps above.\n"])
+def test_do_before_what_points_at_a_fence_is_the_act(source):
+    _refused(source)
+
+
+@pytest.mark.parametrize("source", ["Do the following.\n" + FENCE, FENCE + "Do the above.\n",
+                                    "You do not need to worry, just run this.\n" + FENCE])
+def test_do_that_asks_for_a_fence_is_accepted(source):
+    assert_accepted(_summarize(source, RUN))

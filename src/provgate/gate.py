@@ -12421,8 +12421,11 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
             w = tokens[j][0]
             if not w[:1].isalnum():
                 break
-            if w in (b"do", b"does", b"did", b"done", b"doing") and j != n - 1:
-                continue  # (an auxiliary: "did not expect that"; "don't do this" is the act)
+            if w in (b"do", b"does", b"did", b"done", b"doing") and tokens[j + 1][0] in _FENCE_DO_AUXILIARY:
+                continue  # (an auxiliary: "did not expect that"; "don't do this", "don't do the following" is the act)
+            # (a hyphenated verb is its last part: "re-run", "force-push", "copy-paste", "dry-run":
+            # red team 128, F01, read as no act)
+            w = w.rpartition(b"-")[2]
             if w not in _FENCE_POINTS_BELOW and w not in _FENCE_POINTS_ABOVE and _act_stem(w) in _FENCE_ACTS:
                 return w, tokens[j][2], limited, False
         # or a passive after it, across commas ("this should never, ever be run")
@@ -12430,7 +12433,7 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
             w = tokens[j][0]
             if tokens[j - 1][0] != b"be" or not w[:1].isalpha():
                 continue
-            verb = w
+            verb = w.rpartition(b"-")[2]  # ("must never be re-run")
             if verb.endswith(b"ed"):
                 verb = verb[:-1] if _act_stem(verb[:-1]) in _FENCE_ACTS else verb[:-2]  # ("executed", "deployed")
             if _act_stem(verb) in _FENCE_ACTS:
@@ -12438,6 +12441,12 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
     return None
 
 
+# the words after "do" that make it an auxiliary, not the act pointing at a fenced block: a
+# negation, a subject, an adverb ("did not expect that", "do you need this", "do ever run this";
+# red team 128, F02: "do" was the act only right before the pointer, so "Don't do the
+# following." denied nothing; fail closed, any other word after it makes it the act)
+_FENCE_DO_AUXILIARY = frozenset((b"not", b"never", b"i", b"you", b"we", b"they", b"he", b"she", b"ever",
+                                 b"really", b"just", b"actually", b"even", b"also", b"still", b"always", b"so"))
 # the subjects that deny the act of every one (:func:`_fence_instruction_negated`)
 _FENCE_NOBODY = frozenset((b"nobody", b"noone", b"no-one", b"none"))
 # the words pointing at the fenced block below a sentence or above it (:func:`_fence_act_pointed`)
