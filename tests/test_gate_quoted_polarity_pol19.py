@@ -79,3 +79,35 @@ def test_do_before_what_points_at_a_fence_is_the_act(source):
                                     "You do not need to worry, just run this.\n" + FENCE])
 def test_do_that_asks_for_a_fence_is_accepted(source):
     assert_accepted(_summarize(source, RUN))
+
+
+# red team 128, F11: a pointer word after a preposition ("for this", "on this branch") was read
+# as the block; F09: after "but" / "except" / "other than" the command below, or "after running
+# this", and a necessity denied before a passive
+@pytest.mark.parametrize("source", [
+    "Don't use sudo for this.\n" + FENCE, "No need to use Docker for this.\n" + FENCE,
+    "Never restart the db for this.\n" + FENCE, "Do not deploy from this laptop.\n" + FENCE,
+    "Never push to main in this repo.\n" + FENCE, "Don't call support about this.\n" + FENCE,
+    "Never run tests on this branch.\n" + FENCE, "Don't use sudo with this.\n" + FENCE,
+    "You can't use npm for this; use yarn.\n" + FENCE, FENCE + "Don't use sudo for that.\n",
+    FENCE + "Don't deploy anything else with that.\n",
+    "Don't run anything but this.\n" + FENCE, "Never run anything other than the command below.\n" + FENCE,
+    "Don't run anything except the command below.\n" + FENCE, "Nobody has had issues after running this.\n" + FENCE,
+    "Nothing else needs to run before the command below.\n" + FENCE,
+    FENCE + "No need to run anything else after the command above.\n", FENCE + "Don't run anything but the above.\n",
+    "This doesn't need to be run as root.\n" + FENCE, "This need not be run on macOS.\n" + FENCE,
+    "This doesn't have to be run in a venv.\n" + FENCE, "None of this needs to be run as root.\n" + FENCE,
+    "This is not required to be run as root.\n" + FENCE])
+def test_a_pointer_that_names_no_object_of_a_denied_act_is_accepted(source):
+    assert_accepted(_summarize(source, RUN))
+
+
+@pytest.mark.parametrize("source", [
+    "Never run the commands in this block.\n" + FENCE, "Never run the code in this snippet.\n" + FENCE,
+    "Never run any of these.\n" + FENCE, "Never run this on prod.\n" + FENCE, "Never run this command.\n" + FENCE,
+    "Never run anything in the following script.\n" + FENCE, "This must never be run as root.\n" + FENCE,
+    "This must not be run on macOS.\n" + FENCE, "Never run the command below.\n" + FENCE,
+    FENCE + "Never run the command above.\n", FENCE + "Never run the steps in that block.\n",
+    "Never use this.\n" + FENCE])
+def test_a_pointer_at_the_block_after_a_preposition_or_a_noun_still_denies(source):
+    _refused(source)

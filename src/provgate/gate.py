@@ -12384,6 +12384,8 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
             return False
         if _negates_another_verb(words):
             return False
+        if found[3] and _FENCE_NEED.intersection(words):
+            return False  # (a necessity denied: "This need not be run on macOS.")
         if _clause_negated_before(clause, len(clause), depth + 1):
             return True
         # (a passive's negation may stand before its subject: "Under no circumstances should
@@ -12412,15 +12414,30 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
         if word == b"following" and (n == 0 or tokens[n - 1][0] != b"the") and n + 1 < len(tokens) \
                 and tokens[n + 1][0] not in _FENCE_NOUNS and tokens[n + 1][0][:1].isalnum():
             continue  # ("the following", "following steps" point; "following the tests" is no pointer)
-        j = n - 2 if n > 1 and tokens[n - 1][0] == b"the" else n - 1
+        # the word before what points: "[the] [command] below", "this [command]" (red team 128,
+        # F09: "before the command below" was read past its preposition)
+        j = n - 1
+        named = n + 1 < len(tokens) and tokens[n + 1][0] in _FENCE_NOUNS
+        if j >= 0 and word in (b"below", b"above") and tokens[j][0] in _FENCE_NOUNS:
+            j -= 1
+            named = True
+        if j >= 0 and tokens[j][0] == b"the":
+            j -= 1
         if j >= 0 and tokens[j][0] in _FENCE_NOT_OBJECT:
             continue  # (what is done before or after the block is another act: "Nothing else needs to run before this.")
+        if j >= 0 and tokens[j][0] in _FENCE_PREPOSITIONS and not named:
+            # (the object of a preposition names what the act is for or done with, not what is
+            # done: "Don't use sudo for this.", "Never run tests on this branch.": red team 128,
+            # F11; a noun of the block still points: "Never run the commands in this block.")
+            continue
         limited = any(t[0] == b"twice" for t in tokens[n + 1:])
         # an act of doing before the pointer in its clause, the nearest ("never run or share this")
         for j in range(n - 1, -1, -1):
             w = tokens[j][0]
             if not w[:1].isalnum():
                 break
+            if j > 0 and w.endswith(b"ing") and tokens[j - 1][0] in _FENCE_NOT_OBJECT:
+                break  # (an act before or after another: "Nobody has had issues after running this.": red team 128, F09)
             if w in (b"do", b"does", b"did", b"done", b"doing") and tokens[j + 1][0] in _FENCE_DO_AUXILIARY:
                 continue  # (an auxiliary: "did not expect that"; "don't do this", "don't do the following" is the act)
             # (a hyphenated verb is its last part: "re-run", "force-push", "copy-paste", "dry-run":
@@ -12456,7 +12473,16 @@ _FENCE_POINTS_ABOVE = frozenset((b"above", b"that", b"those", b"this", b"these",
 # the prepositions after which a word pointing at a fenced block names no object of the act
 # ("no need to run anything else after that": :func:`_fence_act_pointed`)
 _FENCE_NOT_OBJECT = frozenset((b"before", b"after", b"until", b"till", b"besides", b"except", b"than", b"without",
-                               b"beyond", b"unlike"))
+                               b"beyond", b"unlike", b"but"))
+# the prepositions whose object names what an act is done for, on or with, not the act's object
+# ("Don't use sudo for this.", "Do not deploy from this laptop.": :func:`_fence_act_pointed`;
+# "of" is none: "Never run any of these.")
+_FENCE_PREPOSITIONS = frozenset((b"for", b"from", b"in", b"on", b"about", b"with", b"into", b"onto", b"at", b"by",
+                                 b"within", b"against", b"under", b"over", b"through", b"via", b"inside",
+                                 b"regarding", b"during", b"upon", b"to"))
+# the words of a necessity, denied or asked, before a passive ("This doesn't need to be run as
+# root.", "This is not required to be run": a necessity denied forbids nothing, red team 128, F09)
+_FENCE_NEED = frozenset((b"need", b"needs", b"needn't", b"have", b"has", b"required", b"necessary"))
 # the nouns of what a fenced block holds (:data:`_FENCE_NOUN`'s)
 _FENCE_NOUNS = frozenset((b"command", b"commands", b"line", b"lines", b"snippet", b"snippets", b"script", b"scripts",
                           b"code", b"block", b"step", b"steps", b"one", b"ones"))
