@@ -5,10 +5,15 @@ refused and its honest control accepted; the suite runs once each way (PROVGATE_
 from __future__ import annotations
 
 import pytest
+from conftest import IMPLEMENTATIONS, load_implementation
 from gate_helpers import assert_accepted, blk, find, store_with, summary
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scanner_helpers import assert_same_columns, columns, spans
 
+from provgate import _scanner_py, _textnorm_py
 from provgate import gate as gate_module
-from provgate.gate import Gate
+from provgate.gate import Gate, _fence_blocks
 
 FENCE = "```\nmake deploy\n```\n"
 RUN = "Run `make deploy` now."
@@ -111,3 +116,74 @@ def test_a_pointer_that_names_no_object_of_a_denied_act_is_accepted(source):
     "Never use this.\n" + FENCE])
 def test_a_pointer_at_the_block_after_a_preposition_or_a_noun_still_denies(source):
     _refused(source)
+
+
+# red team 128, F13: a heading's underline of tildes ("Title" / "~~~~~", reStructuredText) opened a
+# fence to the end of the text; grammar v15 reads a line of tildes only, under a line of text
+# no longer than it, as an underline, and "~~~" under a longer line still opens a fence
+@pytest.mark.parametrize("impl_name", IMPLEMENTATIONS)
+@pytest.mark.parametrize("text, quotes", [
+    ("Release notes\n~~~~~~~~~~~~~\nRun make build.\n", []),
+    ("Notes \n~~~~~  \nRun make build.\n", []),
+    ("Übersicht\n~~~~~~~~~\nRun make build.\n", []),
+    ("Release notes\r\n~~~~~~~~~~~~~\r\nRun make build.\r\n", []),
+    ("Run this:\n~~~\nmake deploy\n~~~\n", ["make deploy"]),
+    ("Title\n~~~~~ sh\nmake deploy\n~~~~~\n", ["make deploy"]),
+    ("\n~~~~~\nmake deploy\n~~~~~\n", ["make deploy"]),
+    ("~~~~~\nmake deploy\n~~~~~\n", ["make deploy"]),
+    ("```\nx\n```\n~~~\nmake deploy\n~~~\n", ["x", "make deploy"]),
+    ("Title\n~~~~~\nRun this:\n~~~\nmake deploy\n~~~\n", ["make deploy"]),
+])
+def test_a_tilde_underline_under_a_line_of_text_opens_no_fence(impl_name, text, quotes):
+    impl = load_implementation("scanner", "_scanner_py", impl_name)
+    assert [v for k, _, _, v in spans(impl, text) if k == "quote"] == quotes
+    data = text.encode()
+    assert len(_fence_blocks(data)) == len(quotes)
+
+
+@pytest.mark.parametrize("impl_name", IMPLEMENTATIONS)
+@pytest.mark.parametrize("a, b, equal", [
+    ("Release notes\n~~~~~~~~~~~~~\nRun make build.   \nThen wait.  \n",
+     "Release notes\n~~~~~~~~~~~~~\nRun make build.\nThen wait.\n", True),
+    ("Release notes  \n~~~~~~~~~~~~~\nRun make build.   \n", "Release notes\n~~~~~~~~~~~~~\nRun make build.\n", True),
+    ("Run this:\n~~~\nmake deploy  \n~~~\n", "Run this:\n~~~\nmake deploy\n~~~\n", False),
+])
+def test_the_normalisation_reads_a_tilde_underline_as_the_quote_layer_does(impl_name, a, b, equal):
+    impl = load_implementation("textnorm", "_textnorm_py", impl_name)
+    assert bool(impl.same_after_normalisation([a], [b])[0]) is equal
+    assert bool(impl.same_after_normalisation([b], [a])[0]) is equal
+
+
+_UNDERLINE_PIECES = ["Title", "Run this:", "x", "Ü", "  ", "\t", "\r", "\n", "~~~", "~~~~~", "~~~~~~~~~~~~~", "```",
+                     " sh", "`y`", "make deploy"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_UNDERLINE_PIECES), max_size=30).map("".join))
+def test_tilde_underlines_are_read_alike_natively_and_in_reference(text):
+    data = text.encode()
+    native = load_implementation("scanner", "_scanner_py", IMPLEMENTATIONS[0])
+    assert_same_columns(columns(native, data), _scanner_py.scan(data, 10**7, shortcut=False), data)
+    norm = load_implementation("textnorm", "_textnorm_py", IMPLEMENTATIONS[0])
+    stripped = "\n".join(line.rstrip(" \t") for line in text.split("\n"))
+    assert bool(norm.same_after_normalisation([text], [stripped])[0]) == bool(
+        _textnorm_py.same_after_normalisation([text], [stripped])[0])
+
+
+def _rewrite(source: str, text: str):
+    store = store_with({"src:1": source})
+    return Gate(store).check([blk("b1", "user", source, ["src:1"])], [blk("b1", "user", text, ["src:1"])],
+                             operator="rewrite")
+
+
+def test_a_rewrite_dropping_trailing_blanks_under_a_tilde_underline_is_accepted():
+    pre = "Release notes\n~~~~~~~~~~~~~\nRun make build.   \nThen wait 5 minutes.  \n"
+    assert_accepted(_rewrite(pre, pre.replace("   \n", "\n").replace("  \n", "\n")))
+
+
+@pytest.mark.parametrize("source", ["Never run this:\n~~~\nmake deploy\n~~~\n",
+                                    "Deploying\n~~~~~~~~~\nNever run this:\n~~~\nmake deploy\n~~~\n",
+                                    "Deploying\n~~~~~~~~~\nNever run `make deploy` on Fridays.\n"])
+def test_a_denied_command_under_or_in_a_tilde_block_is_still_refused(source):
+    _refused(source)
+

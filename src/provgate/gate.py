@@ -83,7 +83,7 @@ from provgate._matching_py import RELAXED as _MODE_RELAXED
 from provgate._matching_py import _words_closed_at
 from provgate._quotations import asked_quotations, asks_outside_code_spans
 from provgate._scanner import fold_digits, span_values
-from provgate._scanner_py import normalize_value
+from provgate._scanner_py import _tilde_underline, normalize_value
 from provgate._search import marks_held, unit_leads
 from provgate._search_py import UNIT_GAP_RUN, UNIT_LOWER_CASE_ONLY, UNIT_NAMES
 from provgate._textnorm import same_after_normalisation, same_words
@@ -12293,7 +12293,8 @@ def _fence_blocks(text: bytes) -> list[tuple[int, int]]:
     for m in _FENCE_ANY_LINE.finditer(text):
         run, rest = m.group(1), m.group(2)
         if opened is None:
-            if not (run[:1] == b"`" and b"`" in rest):
+            if not (run[:1] == b"`" and b"`" in rest) and not (run[:1] == b"~" and _tilde_underline(
+                    text, m.start(), m.start(2), len(run), m.end())):
                 opened = (run[:1], len(run), min(m.end() + 1, len(text)))
         elif run[:1] == opened[0] and len(run) >= opened[1] and not rest.strip():
             blocks.append((opened[2], m.start()))
