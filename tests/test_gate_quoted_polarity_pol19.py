@@ -187,3 +187,11 @@ def test_a_rewrite_dropping_trailing_blanks_under_a_tilde_underline_is_accepted(
 def test_a_denied_command_under_or_in_a_tilde_block_is_still_refused(source):
     _refused(source)
 
+
+# red team 128, F05: the closing fence after a block was the next fence line within 16 KiB, so a
+# shorter or other fence line inside it (a markdown example) or a longer block closed nothing
+@pytest.mark.parametrize("block", ["````\n```\nmake deploy\n```\n````\n", "~~~markdown\n```sh\nmake deploy\n```\n~~~\n",
+                                   "```\nmake deploy\n~~~\n```\n", "```\nmake deploy\n" + "echo ok\n" * 3000 + "```\n"])
+def test_a_sentence_after_a_block_with_fence_lines_inside_denies_it(block):
+    _refused(block + "Never run the above.\n")
+    assert_accepted(_summarize(block + "Run the above.\n", RUN))

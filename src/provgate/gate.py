@@ -12306,10 +12306,6 @@ def _fence_blocks(text: bytes) -> list[tuple[int, int]]:
 
 # a line that may open or close a fenced block: its fence and the rest of it (:func:`_fence_blocks`)
 _FENCE_ANY_LINE = re.compile(rb"^[ \t]{0,3}(`{3,}|~{3,})([^\n]*)", re.MULTILINE)
-# the line that closes a fenced block: its fence (:func:`_fence_denied_after`)
-_FENCE_CLOSING = re.compile(rb"\n[ \t]{0,3}(`{3,}|~{3,})[ \t]*(?:\r?\n|\Z)")
-# the most bytes of a fenced block read for its closing fence (:func:`_fence_denied_after`)
-_FENCE_READ = 16384
 # the words that name what a fenced block holds ("the command below", "the above script")
 _FENCE_NOUN = rb"(?:commands?|lines?|snippets?|scripts?|code|block|steps?)"
 # a verb, then words pointing at the fenced block below or above it, at the end of a sentence
@@ -12578,15 +12574,17 @@ def _fence_denied_after(text: bytes, at: int, opening: bytes, depth: int) -> boo
     """Does the first sentence of the line after the fenced block whose first line starts at
     ``text[at]`` (past blank lines; ``opening``: its opening fence line) deny the block
     (:func:`_fence_instruction_negated`: ``Never run the above.``, ``Don't run that.``)? Its
-    closing fence is read for within ``_FENCE_READ`` bytes; an unclosed block governs nothing."""
-    char = opening.lstrip(b"\n \t")[:1]
-    width = len(opening.lstrip(b"\n \t")) - len(opening.lstrip(b"\n \t").lstrip(char))
-    for closing in _FENCE_CLOSING.finditer(text, at - 1, at + _FENCE_READ):
-        if closing.group(1)[:1] == char and len(closing.group(1)) >= width:
-            break
-    else:
+    closing fence is the one :func:`_fence_blocks` finds (red team 128, F05: a search of the next
+    fence line within 16 KiB took a shorter or other fence line inside the block, ```` ``` ````
+    in a ```` ```` ```` or ``~~~`` block, for it, and a longer block closed nothing); an unclosed
+    block governs nothing."""
+    blocks = _fence_blocks(text)
+    k = bisect_left(blocks, (at,))
+    if k >= len(blocks) or blocks[k][0] != at or blocks[k][1] >= len(text):
         return False
-    raw = text[closing.end():closing.end() + 256]
+    closed = text.find(b"\n", blocks[k][1])  # (the end of the closing fence's line)
+    closed = len(text) if closed < 0 else closed + 1
+    raw = text[closed:closed + 256]
     after = raw.lstrip().lower()
     brk = _LINE_BREAK.search(after)
     line = after[:brk.start()] if brk is not None else after
@@ -12600,7 +12598,7 @@ def _fence_denied_after(text: bytes, at: int, opening: bytes, depth: int) -> boo
     if brk is not None and (nxt := _FENCE_NEXT.match(after, brk.start())) is not None and (
             down := _FENCE_POINTER_BELOW.search(sentence.rstrip())) is not None and down.group("pronoun") is None \
             and sentence.rstrip() == line.rstrip() \
-            and _FENCE_COMMAND.match(text, closing.end() + len(raw) - len(after) + nxt.end()) is not None:
+            and _FENCE_COMMAND.match(text, closed + len(raw) - len(after) + nxt.end()) is not None:
         h = at - len(opening)  # (where the fence above opens)
         if text[max(h - 256, 0):max(h, 0)].rstrip().endswith(b":"):
             return False  # ("it" / "them" point back: "Never run it." between two fences denies the one above)
