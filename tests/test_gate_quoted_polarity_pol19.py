@@ -36,9 +36,9 @@ def test_the_line_over_a_fence_is_read_in_bounded_work(monkeypatch, line):
     read: list[int] = []
     real = gate_module._fence_instruction_negated
 
-    def counting(sentence, pointer, depth):
+    def counting(sentence, pointer, depth, **options):
         read.append(len(sentence))
-        return real(sentence, pointer, depth)
+        return real(sentence, pointer, depth, **options)
 
     monkeypatch.setattr(gate_module, "_fence_instruction_negated", counting)
     assert_accepted(_summarize(line + "\n" + FENCE, RUN))
@@ -195,3 +195,23 @@ def test_a_denied_command_under_or_in_a_tilde_block_is_still_refused(source):
 def test_a_sentence_after_a_block_with_fence_lines_inside_denies_it(block):
     _refused(block + "Never run the above.\n")
     assert_accepted(_summarize(block + "Run the above.\n", RUN))
+
+
+# red team 128, F04: a line ending in ":" was read as its last clause alone, a hard-wrapped
+# sentence as its last line alone, and the line after a block as its first sentence alone
+@pytest.mark.parametrize("source", [
+    "Never run this. Here it is:\n" + FENCE, "Do not run the following on prod. Example:\n" + FENCE,
+    "Never run the following; it wipes prod:\n" + FENCE, "Never run the following on the production\ncluster.\n" + FENCE,
+    "Never run the following on the production\ncluster:\n" + FENCE, "Do not, under any circumstances, run\nthis.\n" + FENCE,
+    FENCE + "It wipes prod. Never run the above.\n", FENCE + "Careful! Never run the above.\n"])
+def test_a_denial_earlier_on_the_line_or_wrapped_over_two_lines_denies_the_block(source):
+    _refused(source)
+
+
+@pytest.mark.parametrize("source", [
+    "Run this. Here it is:\n" + FENCE, "Never run this. Use the following:\n" + FENCE,
+    "Don't panic. Here is the fix:\n" + FENCE, "Never deploy on Fridays.\nrun the following first:\n" + FENCE,
+    "Run the following on the production\ncluster.\n" + FENCE, FENCE + "It is safe. Run the above.\n",
+    FENCE + "Run the above. Never run it twice.\n"])
+def test_a_line_or_wrapped_sentence_that_asks_for_the_block_is_accepted(source):
+    assert_accepted(_summarize(source, RUN))

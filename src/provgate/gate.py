@@ -12136,7 +12136,17 @@ def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
         if end > 0:
             # (at most 256 bytes of it, a line with no break in them read from there: red team
             # 128, F08, the whole line was read, quadratic in the pointer words and dots)
-            line = text[max(text.rfind(b"\n", max(end - 256, 0), end) + 1, end - 256, 0):end].lower()
+            start = max(text.rfind(b"\n", max(end - 256, 0), end) + 1, end - 256, 0)
+            # (a hard-wrapped sentence: a line that opens lower-case under a line with no end mark
+            # continues its sentence, "Never run the following on the production" / "cluster.":
+            # red team 128, F04, the last line was read alone; one line more, as bounded)
+            if 0 < start < end and text[start - 1] == 0x0A and 0x61 <= text[start] <= 0x7A:
+                above = max(text.rfind(b"\n", max(start - 257, 0), start - 1) + 1, start - 257, 0)
+                prior = text[above:start - 1].rstrip(b" \t\r")
+                if prior.strip() and prior[-1:] not in (b".", b"!", b"?", b":", b";") \
+                        and _FENCE_ANY_LINE.match(prior) is None:
+                    start = above
+            line = text[start:end].replace(b"\r\n", b" ").replace(b"\n", b" ").lower()
             # (a negation of a verb that governs something else, "You don't need sudo for this:",
             # "Don't worry about the warnings:", governs no command of the block: red team 119, F08)
             if _clause_negated_before(text, end, depth + 1) and not _negates_another_verb(_words_of_clause(line)):
@@ -12342,7 +12352,7 @@ _OPENER_OF = {b'"': b'"', b"'": b"'", b"\xe2\x80\x9d": b"\xe2\x80\x9c", b"\xe2\x
 _JOINED_TO_QUOTATION = re.compile(rb"(?:[\"']|\xe2\x80[\x9d\x99])[*_~]*(?:,[ \t]*(?:(?:or|nor|and)[ \t]*)?|[ \t]+(?:or|nor|and)[ \t]*)\Z")
 
 
-def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], depth: int) -> bool:
+def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], depth: int, first: bool = False) -> bool:
     """Does the lower-cased ``sentence`` (a line's last sentence before a fenced block, or its
     first after one, its end mark kept) deny an act of ``_FENCE_ACTS`` whose object points at
     the block (``pointer``: :data:`_FENCE_POINTER_BELOW` for a block below, else one above):
@@ -12358,14 +12368,16 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
     words up to the verb are read as the clause before a quotation is, and a negation of
     another verb (``Don't worry about running this.``), a report of the act (:func:`_fence_act_reported`)
     or a harm denied (:func:`_fence_harm_denied`) denies nothing; a question, a sentence that
-    points at nothing (``The output was long.``) or names no act governs nothing."""
-    if sentence.endswith(b":"):
-        return False  # (a line ending in ":" governs the block as the clause before it: "Never run this. Use the following:")
+    points at nothing (``The output was long.``) or names no act governs nothing. A line ending
+    in ``:`` is read alike (red team 128, F04: ``Never run this. Here it is:`` was read as its
+    last clause alone, which points at nothing; ``Never run this. Use the following:`` asks for
+    the block, its last sentence pointing at it). ``first``: the first sentence pointing at the
+    block is read, not the last (the line after a block: ``It wipes prod. Never run the above.``)."""
     below = pointer is _FENCE_POINTER_BELOW
     points = _FENCE_POINTS_BELOW if below else _FENCE_POINTS_ABOVE
     text = _FENCE_BRACKETED.sub(b" ", sentence.replace(b"\xe2\x80\x99", b"'"))
     pieces = [m for m in _FENCE_SENTENCE.finditer(text) if m.group().strip(b" \t*_")]
-    for piece in reversed(pieces):
+    for piece in (pieces if first else reversed(pieces)):
         if piece.group().rstrip(b" \t*_").endswith(b"?"):
             continue  # (a question asks nothing of the block: "Why not run the above?")
         found = _fence_act_pointed(text, piece.start(), piece.end(), points, below)
@@ -12602,7 +12614,9 @@ def _fence_denied_after(text: bytes, at: int, opening: bytes, depth: int) -> boo
         h = at - len(opening)  # (where the fence above opens)
         if text[max(h - 256, 0):max(h, 0)].rstrip().endswith(b":"):
             return False  # ("it" / "them" point back: "Never run it." between two fences denies the one above)
-    return _fence_instruction_negated(sentence.rstrip(), _FENCE_POINTER_ABOVE, depth)
+    # (the line's first sentence pointing at the block, not its first sentence: "It wipes prod.
+    # Never run the above.", red team 128, F04)
+    return _fence_instruction_negated(line.rstrip(), _FENCE_POINTER_ABOVE, depth, first=True)
 
 
 # the blank lines and the fence that open a fenced block right after a line (:func:`_fence_denied_after`)
