@@ -215,3 +215,27 @@ def test_a_denial_earlier_on_the_line_or_wrapped_over_two_lines_denies_the_block
     FENCE + "Run the above. Never run it twice.\n"])
 def test_a_line_or_wrapped_sentence_that_asks_for_the_block_is_accepted(source):
     assert_accepted(_summarize(source, RUN))
+
+
+# red team 128, F03: shapes of a denial at a fence read as governing nothing
+@pytest.mark.parametrize("source", [
+    "Running this is not allowed.\n" + FENCE, "Running the following is strictly forbidden.\n" + FENCE,
+    "Running this is dangerous.\n" + FENCE, FENCE + "Running that is forbidden.\n",
+    "What follows must never be run.\n" + FENCE, "Never run what follows.\n" + FENCE,
+    "Do not run the commands that follow.\n" + FENCE, "Never run, edit or share this.\n" + FENCE,
+    "Don't run, or even paste, this.\n" + FENCE, FENCE + "Never run, edit or share that.\n",
+    "Never run this \u2014 think twice.\n" + FENCE, "Never run this, think twice.\n" + FENCE,
+    "(Never run this.)\n" + FENCE, "[Never run this.]\n" + FENCE, FENCE + "(Do not run the above.)\n"])
+def test_a_denial_shaped_otherwise_at_a_fence_denies_it(source):
+    _refused(source)
+
+
+@pytest.mark.parametrize("source", [
+    "Running this is safe.\n" + FENCE, "Running this is not dangerous.\n" + FENCE,
+    "Running the following is recommended.\n" + FENCE, "Run what follows.\n" + FENCE,
+    "Run the commands that follow.\n" + FENCE, "Build, test and run this.\n" + FENCE,
+    "Don't run it yet, read this first.\n" + FENCE, "Never mind, run this.\n" + FENCE,
+    "Think twice, then run this.\n" + FENCE, "(Run this.)\n" + FENCE, FENCE + "(Run the above.)\n",
+    "Never run this twice.\n" + FENCE, "Do not panic, or worry, just run this.\n" + FENCE])
+def test_a_request_shaped_otherwise_at_a_fence_is_accepted(source):
+    assert_accepted(_summarize(source, RUN))

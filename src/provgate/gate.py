@@ -12375,7 +12375,10 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
     block is read, not the last (the line after a block: ``It wipes prod. Never run the above.``)."""
     below = pointer is _FENCE_POINTER_BELOW
     points = _FENCE_POINTS_BELOW if below else _FENCE_POINTS_ABOVE
-    text = _FENCE_BRACKETED.sub(b" ", sentence.replace(b"\xe2\x80\x99", b"'"))
+    text = sentence.replace(b"\xe2\x80\x99", b"'")
+    if (whole := _FENCE_WHOLE_BRACKETED.fullmatch(text)) is not None:
+        text = whole.group(1) if whole.group(1) is not None else whole.group(2)  # (a sentence in brackets is read: "(Never run this.)", red team 128, F03)
+    text = _FENCE_BRACKETED.sub(b" ", text)
     pieces = [m for m in _FENCE_SENTENCE.finditer(text) if m.group().strip(b" \t*_")]
     for piece in (pieces if first else reversed(pieces)):
         if piece.group().rstrip(b" \t*_").endswith(b"?"):
@@ -12395,6 +12398,15 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
             return False
         if found[3] and _FENCE_NEED.intersection(words):
             return False  # (a necessity denied: "This need not be run on macOS.")
+        if len(words) == 1 and verb.endswith(b"ing"):
+            # (the act as the subject, judged after the pointer: "Running this is not allowed.",
+            # "Running the following is forbidden.": red team 128, F03, read as governing nothing)
+            judged = _words_of_clause(text[verb_end:piece.end()])
+            denied = any(w in _BARE_NOT or w in (b"not", b"never") for w in judged)
+            if any(w in _FENCE_GERUND_BAD for w in judged):
+                return not denied
+            if any(w in _FENCE_GERUND_GOOD for w in judged):
+                return denied
         if _clause_negated_before(clause, len(clause), depth + 1):
             return True
         # (a passive's negation may stand before its subject: "Under no circumstances should
@@ -12416,8 +12428,9 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
     tokens = [(m.group(), m.start(), m.end()) for m in _FENCE_TOKEN.finditer(text, lo, hi)]
     for n in range(len(tokens) - 1, -1, -1):
         word = tokens[n][0]
-        if word not in points:
-            continue
+        if word not in points and not (below and word in (b"follows", b"follow") and n > 0
+                                       and tokens[n - 1][0] in (b"what", b"that", b"which")):
+            continue  # ("what follows", "the commands that follow" point below: red team 128, F03)
         if word in (b"it", b"them") and below and any(t[0][:1].isalnum() for t in tokens[n + 1:]):
             continue  # (an "it" before a fence points at it alone: "Never run it as root." may mean something else)
         if word == b"following" and (n == 0 or tokens[n - 1][0] != b"the") and n + 1 < len(tokens) \
@@ -12439,11 +12452,26 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
             # done: "Don't use sudo for this.", "Never run tests on this branch.": red team 128,
             # F11; a noun of the block still points: "Never run the commands in this block.")
             continue
-        limited = any(t[0] == b"twice" for t in tokens[n + 1:])
+        # (a limit in the pointer's own clause: "Never run this twice."; "Never run this, think
+        # twice." is none, red team 128, F03)
+        limited = False
+        for k in range(n + 1, len(tokens)):
+            if not tokens[k][0][:1].isalnum():
+                break
+            if tokens[k][0] == b"twice" and tokens[k - 1][0] != b"think":
+                limited = True
+                break
         # an act of doing before the pointer in its clause, the nearest ("never run or share this")
+        joined = False  # (a joiner passed: "edit or share this")
         for j in range(n - 1, -1, -1):
             w = tokens[j][0]
+            if w in (b"or", b"nor", b"and"):
+                joined = True
             if not w[:1].isalnum():
+                # (a list of verbs read past its commas: "Never run, edit or share this.", "Don't
+                # run, or even paste, this.": red team 128, F03, the comma ended the walk)
+                if w == b"," and (j == n - 1 or joined or tokens[j + 1][0] in (b"or", b"nor", b"and")):
+                    continue
                 break
             if j > 0 and w.endswith(b"ing") and tokens[j - 1][0] in _FENCE_NOT_OBJECT:
                 break  # (an act before or after another: "Nobody has had issues after running this.": red team 128, F09)
@@ -12500,6 +12528,14 @@ _FENCE_NOUNS = frozenset((b"command", b"commands", b"line", b"lines", b"snippet"
 _FENCE_SENTENCE = re.compile(rb"(?:[^.!?;]|[.!?](?![.!?;]*(?:[ \t*_)\]]|\Z)))+(?:[.!?;]+[ \t*_)\]]*)?|[.!?;]+[ \t*_]*")
 # the words and the clause breaks of a sentence (:func:`_fence_act_pointed`)
 _FENCE_TOKEN = re.compile(rb"[0-9a-z][0-9a-z'-]*|[,:]|\xe2\x80[\x93\x94]|[ \t]-[ \t]")
+# a line that is one sentence in brackets, its words ("(Never run this.)": :func:`_fence_instruction_negated`)
+_FENCE_WHOLE_BRACKETED = re.compile(rb"[ \t*_]*\(([^()\n]*)\)[ \t*_.]*|[ \t*_]*\[([^\[\]\n]*)\][ \t*_.]*")
+# the words after an act as the subject that forbid it, or allow it ("Running this is forbidden.",
+# "Running this is not allowed.": :func:`_fence_instruction_negated`)
+_FENCE_GERUND_BAD = frozenset((b"forbidden", b"prohibited", b"banned", b"disallowed", b"dangerous", b"unsafe",
+                               b"risky", b"harmful", b"destructive"))
+_FENCE_GERUND_GOOD = frozenset((b"allowed", b"permitted", b"safe", b"recommended", b"advised", b"ok", b"okay",
+                                b"fine", b"supported", b"wise"))
 # a short bracketed aside, passed ("Never run this (it wipes prod).")
 _FENCE_BRACKETED = re.compile(rb"\([^()\n]{0,120}\)|\[[^\[\]\n]{0,120}\]")
 
