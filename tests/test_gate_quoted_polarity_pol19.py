@@ -239,3 +239,20 @@ def test_a_denial_shaped_otherwise_at_a_fence_denies_it(source):
     "Never run this twice.\n" + FENCE, "Do not panic, or worry, just run this.\n" + FENCE])
 def test_a_request_shaped_otherwise_at_a_fence_is_accepted(source):
     assert_accepted(_summarize(source, RUN))
+
+
+@pytest.mark.parametrize("source", [
+    "It's unsafe to run this.\n" + FENCE, "It would be wrong to run this.\n" + FENCE,
+    "You'd be crazy to run this.\n" + FENCE, "Run this? Never.\n" + FENCE, "Should you run this? No.\n" + FENCE,
+    "Run this on prod? Absolutely not.\n" + FENCE, FENCE + "Should you run the above? Never.\n",
+    "Don't hurt prod by running this.\n" + FENCE, "Don't harm the cluster by running this.\n" + FENCE])
+def test_an_unwise_act_an_answered_question_or_a_harm_forbidden_denies_the_block(source):
+    _refused(source)
+
+
+@pytest.mark.parametrize("source", [
+    "It's safe to run this.\n" + FENCE, "It's not dangerous to run this.\n" + FENCE,
+    "Run this? Yes.\n" + FENCE, "Why not run this? It is safe.\n" + FENCE,
+    "You won't hurt anything by running this.\n" + FENCE, "It won't hurt to run this.\n" + FENCE])
+def test_a_safe_act_or_a_question_answered_yes_is_accepted(source):
+    assert_accepted(_summarize(source, RUN))

@@ -12380,8 +12380,13 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
         text = whole.group(1) if whole.group(1) is not None else whole.group(2)  # (a sentence in brackets is read: "(Never run this.)", red team 128, F03)
     text = _FENCE_BRACKETED.sub(b" ", text)
     pieces = [m for m in _FENCE_SENTENCE.finditer(text) if m.group().strip(b" \t*_")]
-    for piece in (pieces if first else reversed(pieces)):
+    for k, piece in (enumerate(pieces) if first else reversed(list(enumerate(pieces)))):
         if piece.group().rstrip(b" \t*_").endswith(b"?"):
+            # (a question answered by a denial denies: "Run this? Never.", "Should you run the
+            # above? No.": red team 128, F03)
+            if k + 1 < len(pieces) and _FENCE_ANSWER_NO.fullmatch(pieces[k + 1].group()) is not None and \
+                    _fence_act_pointed(text, piece.start(), piece.end(), points, below) is not None:
+                return True
             continue  # (a question asks nothing of the block: "Why not run the above?")
         found = _fence_act_pointed(text, piece.start(), piece.end(), points, below)
         if found is None:
@@ -12392,12 +12397,17 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
         clause = text[:verb_end]
         # (the words of the verb's own sentence, read for a report or a harm denied)
         words = _words_of_clause(clause[piece.start():])
-        if _fence_act_reported(verb, words) or _fence_harm_denied(words):
-            return False
+        if _fence_act_reported(verb, words) or (_fence_harm_denied(words) and not (
+                words[-2:-1] == [b"by"] and words[0] in (b"don't", b"never", b"do"))):
+            return False  # (a harm forbidden of the act is a prohibition: "Don't hurt prod by running this.", red team 128, F03)
         if _negates_another_verb(words):
             return False
         if found[3] and _FENCE_NEED.intersection(words):
             return False  # (a necessity denied: "This need not be run on macOS.")
+        if len(words) > 2 and words[-2] == b"to" and any(w in _FENCE_UNWISE for w in words[:-2]):
+            # (an act judged unwise before it: "It's unsafe to run this.", "It would be wrong to
+            # run this.": red team 128, F03; "It's not dangerous to run this." is no denial)
+            return not any(w in _BARE_NOT or w in (b"not", b"never") for w in words[:-2])
         if len(words) == 1 and verb.endswith(b"ing"):
             # (the act as the subject, judged after the pointer: "Running this is not allowed.",
             # "Running the following is forbidden.": red team 128, F03, read as governing nothing)
@@ -12536,6 +12546,12 @@ _FENCE_GERUND_BAD = frozenset((b"forbidden", b"prohibited", b"banned", b"disallo
                                b"risky", b"harmful", b"destructive"))
 _FENCE_GERUND_GOOD = frozenset((b"allowed", b"permitted", b"safe", b"recommended", b"advised", b"ok", b"okay",
                                 b"fine", b"supported", b"wise"))
+# the words of an act judged unwise before "to" and the act ("It's unsafe to run this.")
+_FENCE_UNWISE = _FENCE_GERUND_BAD | frozenset((b"wrong", b"crazy", b"foolish", b"unwise", b"insane", b"reckless",
+                                               b"stupid", b"dumb"))
+# a denial that answers a question alone ("Run this? Never.": :func:`_fence_instruction_negated`)
+_FENCE_ANSWER_NO = re.compile(rb"[ \t*_]*(?:no|nope|never|not ever|no way|absolutely not|definitely not|certainly not"
+                              rb"|of course not|hell no)[ \t*_]*[.!]*[ \t*_]*")
 # a short bracketed aside, passed ("Never run this (it wipes prod).")
 _FENCE_BRACKETED = re.compile(rb"\([^()\n]{0,120}\)|\[[^\[\]\n]{0,120}\]")
 
