@@ -256,3 +256,26 @@ def test_an_unwise_act_an_answered_question_or_a_harm_forbidden_denies_the_block
     "You won't hurt anything by running this.\n" + FENCE, "It won't hurt to run this.\n" + FENCE])
 def test_a_safe_act_or_a_question_answered_yes_is_accepted(source):
     assert_accepted(_summarize(source, RUN))
+
+
+# red team 128, F10 (a denied necessity before the act) and F12 (a): a form feed or a vertical
+# tab after a closing fence closed the gate's block where the scanner's went on
+@pytest.mark.parametrize("source", [
+    "You don't need to run this as root.\n" + FENCE, "You don't have to run this as root.\n" + FENCE,
+    "No need to run this as root.\n" + FENCE, "It's not necessary to run this as root.\n" + FENCE])
+def test_a_necessity_denied_before_the_act_is_accepted(source):
+    assert_accepted(_summarize(source, RUN))
+
+
+@pytest.mark.parametrize("source", [
+    "You need to never run this.\n" + FENCE, "You have to not run this.\n" + FENCE,
+    "Never run this:\n```\nmake build\n```\x0c\nmake deploy\n```\n",
+    "Never run this:\n```\nmake build\n``` \x0b\nmake deploy\n```\n"])
+def test_a_necessity_of_a_denial_or_a_block_past_a_form_feed_is_denied(source):
+    _refused(source)
+
+
+def test_the_gate_reads_a_closing_fence_as_the_scanner_does():
+    data = b"```\nmake build\n```\x0c\nmake deploy\n```\n"
+    assert [data[s:e] for s, e in _fence_blocks(data)] == [b"make build\n```\x0c\nmake deploy\n"]
+    assert [v for k, _, _, v in spans(_scanner_py, data) if k == "quote"] == ["make build\n```\x0c\nmake deploy"]

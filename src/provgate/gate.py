@@ -12306,7 +12306,9 @@ def _fence_blocks(text: bytes) -> list[tuple[int, int]]:
             if not (run[:1] == b"`" and b"`" in rest) and not (run[:1] == b"~" and _tilde_underline(
                     text, m.start(), m.start(2), len(run), m.end())):
                 opened = (run[:1], len(run), min(m.end() + 1, len(text)))
-        elif run[:1] == opened[0] and len(run) >= opened[1] and not rest.strip():
+        elif run[:1] == opened[0] and len(run) >= opened[1] and not rest.strip(b" \t\r"):
+            # (blanks and a \r only after a closing fence, as the scanner reads it: a form feed or a
+            # vertical tab closed the block here, red team 128, F12 a)
             blocks.append((opened[2], m.start()))
             opened = None
     if opened is not None:
@@ -12404,6 +12406,8 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
             return False
         if found[3] and _FENCE_NEED.intersection(words):
             return False  # (a necessity denied: "This need not be run on macOS.")
+        if len(words) > 2 and words[-2] == b"to" and _FENCE_NEED.intersection(words[:-2]):
+            return False  # (and before "to" and the act: "You don't need to run this as root.", red team 128, F10)
         if len(words) > 2 and words[-2] == b"to" and any(w in _FENCE_UNWISE for w in words[:-2]):
             # (an act judged unwise before it: "It's unsafe to run this.", "It would be wrong to
             # run this.": red team 128, F03; "It's not dangerous to run this." is no denial)
