@@ -2806,6 +2806,34 @@ cdef Py_ssize_t tilde_line(const byte_t* d, Py_ssize_t n, Py_ssize_t p) noexcept
     return n
 
 
+cdef bint tilde_underline(const byte_t* d, Py_ssize_t ls, Py_ssize_t rs, Py_ssize_t k, Py_ssize_t le) noexcept nogil:
+    """Is the line of tildes ``[ls, le)`` (its ``k`` tildes at ``rs``) a heading's underline, no
+    fence: tildes and blanks only, right under a line that holds a character other than blanks,
+    backticks and tildes, and no shorter (in characters) than that line without its trailing
+    blanks ("Title" / "~~~~~", reStructuredText; red team 128, F13) -- _scanner_py._tilde_underline."""
+    cdef Py_ssize_t q, s, e, chars = 0
+    cdef bint other = False
+    cdef byte_t c
+    for q in range(rs + k, le):
+        if not (has(d[q], F_BLANK) or d[q] == b'\r'):
+            return False
+    if ls == 0:
+        return False
+    e = ls - 1
+    s = e
+    while s > 0 and d[s - 1] != b'\n':
+        s -= 1
+    while e > s and (d[e - 1] == b' ' or d[e - 1] == b'\t' or d[e - 1] == b'\r'):
+        e -= 1
+    for q in range(s, e):
+        c = d[q]
+        if (c & 0xC0) != 0x80:
+            chars += 1
+        if c != b' ' and c != b'\t' and c != b'\r' and c != b'`' and c != b'~':
+            other = True
+    return other and k >= chars
+
+
 cdef int quote_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
     """The quote layer. Only the lines holding a quote mark matter: a fence line holds
     backticks, and a line without quote marks holds no quote and neither opens nor closes a
@@ -2832,7 +2860,7 @@ cdef int quote_spans(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil:
             while q < le and d[q] == b'~':
                 q += 1
             k = q - rs
-            is_fence = slot < 0
+            is_fence = slot < 0 and not tilde_underline(d, tl, rs, k, le)
             if slot >= 0 and tilde_fence and k >= fence_k:
                 is_fence = True
                 for q in range(rs + k, le):

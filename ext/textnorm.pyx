@@ -71,6 +71,41 @@ cdef Py_ssize_t fence_marks(const text_t* t, Py_ssize_t i, Py_ssize_t e, bint cl
     return ticks
 
 
+cdef bint tilde_underline(const text_t* t, Py_ssize_t pos, Py_ssize_t i, Py_ssize_t tildes) noexcept nogil:
+    """Is the tilde fence line ``[pos, i)`` a heading's underline, no fence: tildes and blanks
+    only, right under a line that holds a character other than blanks, backticks and tildes,
+    and no shorter than that line without its trailing blanks (``Title`` / ``~~~~~``; red team
+    128, F13) -- the scanner's tilde_underline."""
+    cdef Py_ssize_t q = pos, s, e
+    cdef bint other = False
+    cdef Py_UCS4 c
+    while q < i and char_at(t, q) == 32:
+        q += 1
+    q += tildes
+    while q < i:
+        c = char_at(t, q)
+        if c != 32 and c != 9 and c != 13:
+            return False
+        q += 1
+    if pos == 0:
+        return False
+    e = pos - 1
+    s = e
+    while s > 0 and char_at(t, s - 1) != 10:
+        s -= 1
+    while e > s:
+        c = char_at(t, e - 1)
+        if c != 32 and c != 9 and c != 13:
+            break
+        e -= 1
+    for q in range(s, e):
+        c = char_at(t, q)
+        if c != 32 and c != 9 and c != 13 and c != 96 and c != 126:
+            other = True
+            break
+    return other and tildes >= e - s
+
+
 cdef inline Py_ssize_t newline_at_or_after(const text_t* t, Py_ssize_t i) noexcept nogil:
     """The index of the first \\n at or after ``i``, else ``t.n``: a loop per storage kind (one
     byte: memchr), where reading every character through PyUnicode_READ decides the kind
@@ -119,6 +154,8 @@ cdef bint next_line(const text_t* t, cursor_t* c) noexcept nogil:
         if not c.fence:
             c.mark = 126
             c.fence = fence_marks(t, pos, i, False, 126)
+            if c.fence and tilde_underline(t, pos, i, c.fence):
+                c.fence = 0  # (a heading's underline: red team 128, F13)
     e = i
     if i < t.n and e > pos and char_at(t, e - 1) == 13:
         e -= 1  # the \r of a \r\n line ending

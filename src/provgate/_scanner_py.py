@@ -1095,6 +1095,17 @@ def _fence_value_end(data: bytes, value_start: int, body_end: int) -> int:
     return e
 
 
+def _tilde_underline(data: bytes, ls: int, after: int, k: int, le: int) -> bool:
+    """Is the line of tildes ``data[ls:le]`` (its ``k`` tildes ending at ``after``) a heading's
+    underline, no fence: tildes and blanks only, right under a line that holds a character
+    other than blanks, backticks and tildes, and no shorter (in characters) than that line
+    without its trailing blanks (``Title`` / ``~~~~~``, reStructuredText; red team 128, F13)?"""
+    if ls == 0 or data[after:le].strip(b" \t\r"):
+        return False
+    above = data[data.rfind(b"\n", 0, ls - 1) + 1:ls - 1].rstrip(b" \t\r")
+    return bool(above.strip(b" \t\r`~")) and k >= len(above) - sum(1 for c in above if 0x80 <= c < 0xC0)
+
+
 def _quote_spans(data: bytes) -> list:
     n = len(data)
     out: list = []
@@ -1106,7 +1117,7 @@ def _quote_spans(data: bytes) -> list:
             le = n
         if fence is None:
             m = _FENCE_OPEN.fullmatch(data, ls, le)
-            if m is not None:
+            if m is not None and not (m.group(2) is not None and _tilde_underline(data, ls, m.end(2), len(m.group(2)), le)):
                 g = 1 if m.group(1) is not None else 2
                 fence = [len(out), len(m.group(g)), m.start(g), min(le + 1, n), m.group(g)[:1]]
                 out.append(None)  # the fence starts before the quotes inside it

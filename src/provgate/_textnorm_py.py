@@ -81,6 +81,15 @@ _FENCE_OPEN = re.compile(r" {0,3}+(?:(`{3,}+)[^`]*+|(~{3,}+).*+)")
 _FENCE_CLOSE = re.compile(r" {0,3}+(`{3,}+|~{3,}+)[ \t\r]*+")
 
 
+def _tilde_underline(above: str, tildes: int, rest: str) -> bool:
+    """Is a line of ``tildes`` tildes (``rest`` after them) under the line ``above`` a heading's
+    underline, no fence (the scanner's ``_tilde_underline``: red team 128, F13)?"""
+    if rest.strip(" \t\r"):
+        return False
+    above = above.rstrip(" \t\r")
+    return bool(above.strip(" \t\r`~")) and tildes >= len(above)
+
+
 def normalised_lines(text: str) -> list[str]:
     """The lines of ``text`` after the whitespace normalisation (see the module docstring)."""
     lines = text.split("\n")
@@ -97,7 +106,8 @@ def normalised_lines(text: str) -> list[str]:
             fence = 0
         else:
             opening = _FENCE_OPEN.fullmatch(line)
-            if opening is not None:
+            if opening is not None and not (opening.group(2) is not None and k > 0 and _tilde_underline(
+                    lines[k - 1], len(opening.group(2)), line[opening.end(2):])):
                 run = opening.group(1) or opening.group(2)
                 fence, mark = len(run), run[0]
         if k < last and line.endswith("\r"):

@@ -83,7 +83,7 @@ from provgate._matching_py import RELAXED as _MODE_RELAXED
 from provgate._matching_py import _words_closed_at
 from provgate._quotations import asked_quotations, asks_outside_code_spans
 from provgate._scanner import fold_digits, span_values
-from provgate._scanner_py import normalize_value
+from provgate._scanner_py import _tilde_underline, normalize_value
 from provgate._search import marks_held, unit_leads
 from provgate._search_py import UNIT_GAP_RUN, UNIT_LOWER_CASE_ONLY, UNIT_NAMES
 from provgate._textnorm import same_after_normalisation, same_words
@@ -12182,7 +12182,19 @@ def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
         h = lo + fence.start()
         end = max(h - 256, 0) + len(text[max(h - 256, 0):h].rstrip())  # (past blank lines, a bounded read)
         if end > 0:
-            line = text[text.rfind(b"\n", max(end - 256, 0), end) + 1:end].lower()
+            # (at most 256 bytes of it, a line with no break in them read from there: red team
+            # 128, F08, the whole line was read, quadratic in the pointer words and dots)
+            start = max(text.rfind(b"\n", max(end - 256, 0), end) + 1, end - 256, 0)
+            # (a hard-wrapped sentence: a line that opens lower-case under a line with no end mark
+            # continues its sentence, "Never run the following on the production" / "cluster.":
+            # red team 128, F04, the last line was read alone; one line more, as bounded)
+            if 0 < start < end and text[start - 1] == 0x0A and 0x61 <= text[start] <= 0x7A:
+                above = max(text.rfind(b"\n", max(start - 257, 0), start - 1) + 1, start - 257, 0)
+                prior = text[above:start - 1].rstrip(b" \t\r")
+                if prior.strip() and prior[-1:] not in (b".", b"!", b"?", b":", b";") \
+                        and _FENCE_ANY_LINE.match(prior) is None:
+                    start = above
+            line = text[start:end].replace(b"\r\n", b" ").replace(b"\n", b" ").lower()
             # (a negation of a verb that governs something else, "You don't need sudo for this:",
             # "Don't worry about the warnings:", governs no command of the block: red team 119, F08)
             if _clause_negated_before(text, end, depth + 1) and not _negates_another_verb(_words_of_clause(line)):
@@ -12339,9 +12351,12 @@ def _fence_blocks(text: bytes) -> list[tuple[int, int]]:
     for m in _FENCE_ANY_LINE.finditer(text):
         run, rest = m.group(1), m.group(2)
         if opened is None:
-            if not (run[:1] == b"`" and b"`" in rest):
+            if not (run[:1] == b"`" and b"`" in rest) and not (run[:1] == b"~" and _tilde_underline(
+                    text, m.start(), m.start(2), len(run), m.end())):
                 opened = (run[:1], len(run), min(m.end() + 1, len(text)))
-        elif run[:1] == opened[0] and len(run) >= opened[1] and not rest.strip():
+        elif run[:1] == opened[0] and len(run) >= opened[1] and not rest.strip(b" \t\r"):
+            # (blanks and a \r only after a closing fence, as the scanner reads it: a form feed or a
+            # vertical tab closed the block here, red team 128, F12 a)
             blocks.append((opened[2], m.start()))
             opened = None
     if opened is not None:
@@ -12351,10 +12366,6 @@ def _fence_blocks(text: bytes) -> list[tuple[int, int]]:
 
 # a line that may open or close a fenced block: its fence and the rest of it (:func:`_fence_blocks`)
 _FENCE_ANY_LINE = re.compile(rb"^[ \t]{0,3}(`{3,}|~{3,})([^\n]*)", re.MULTILINE)
-# the line that closes a fenced block: its fence (:func:`_fence_denied_after`)
-_FENCE_CLOSING = re.compile(rb"\n[ \t]{0,3}(`{3,}|~{3,})[ \t]*(?:\r?\n|\Z)")
-# the most bytes of a fenced block read for its closing fence (:func:`_fence_denied_after`)
-_FENCE_READ = 16384
 # the words that name what a fenced block holds ("the command below", "the above script")
 _FENCE_NOUN = rb"(?:commands?|lines?|snippets?|scripts?|code|block|steps?)"
 # a verb, then words pointing at the fenced block below or above it, at the end of a sentence
@@ -12391,7 +12402,7 @@ _OPENER_OF = {b'"': b'"', b"'": b"'", b"\xe2\x80\x9d": b"\xe2\x80\x9c", b"\xe2\x
 _JOINED_TO_QUOTATION = re.compile(rb"(?:[\"']|\xe2\x80[\x9d\x99])[*_~]*(?:,[ \t]*(?:(?:or|nor|and)[ \t]*)?|[ \t]+(?:or|nor|and)[ \t]*)\Z")
 
 
-def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], depth: int) -> bool:
+def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], depth: int, first: bool = False) -> bool:
     """Does the lower-cased ``sentence`` (a line's last sentence before a fenced block, or its
     first after one, its end mark kept) deny an act of ``_FENCE_ACTS`` whose object points at
     the block (``pointer``: :data:`_FENCE_POINTER_BELOW` for a block below, else one above):
@@ -12407,15 +12418,25 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
     words up to the verb are read as the clause before a quotation is, and a negation of
     another verb (``Don't worry about running this.``), a report of the act (:func:`_fence_act_reported`)
     or a harm denied (:func:`_fence_harm_denied`) denies nothing; a question, a sentence that
-    points at nothing (``The output was long.``) or names no act governs nothing."""
-    if sentence.endswith(b":"):
-        return False  # (a line ending in ":" governs the block as the clause before it: "Never run this. Use the following:")
+    points at nothing (``The output was long.``) or names no act governs nothing. A line ending
+    in ``:`` is read alike (red team 128, F04: ``Never run this. Here it is:`` was read as its
+    last clause alone, which points at nothing; ``Never run this. Use the following:`` asks for
+    the block, its last sentence pointing at it). ``first``: the first sentence pointing at the
+    block is read, not the last (the line after a block: ``It wipes prod. Never run the above.``)."""
     below = pointer is _FENCE_POINTER_BELOW
     points = _FENCE_POINTS_BELOW if below else _FENCE_POINTS_ABOVE
-    text = _FENCE_BRACKETED.sub(b" ", sentence.replace(b"\xe2\x80\x99", b"'"))
+    text = sentence.replace(b"\xe2\x80\x99", b"'")
+    if (whole := _FENCE_WHOLE_BRACKETED.fullmatch(text)) is not None:
+        text = whole.group(1) if whole.group(1) is not None else whole.group(2)  # (a sentence in brackets is read: "(Never run this.)", red team 128, F03)
+    text = _FENCE_BRACKETED.sub(b" ", text)
     pieces = [m for m in _FENCE_SENTENCE.finditer(text) if m.group().strip(b" \t*_")]
-    for piece in reversed(pieces):
+    for k, piece in (enumerate(pieces) if first else reversed(list(enumerate(pieces)))):
         if piece.group().rstrip(b" \t*_").endswith(b"?"):
+            # (a question answered by a denial denies: "Run this? Never.", "Should you run the
+            # above? No.": red team 128, F03)
+            if k + 1 < len(pieces) and _FENCE_ANSWER_NO.fullmatch(pieces[k + 1].group()) is not None and \
+                    _fence_act_pointed(text, piece.start(), piece.end(), points, below) is not None:
+                return True
             continue  # (a question asks nothing of the block: "Why not run the above?")
         found = _fence_act_pointed(text, piece.start(), piece.end(), points, below)
         if found is None:
@@ -12426,10 +12447,28 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
         clause = text[:verb_end]
         # (the words of the verb's own sentence, read for a report or a harm denied)
         words = _words_of_clause(clause[piece.start():])
-        if _fence_act_reported(verb, words) or _fence_harm_denied(words):
-            return False
+        if _fence_act_reported(verb, words) or (_fence_harm_denied(words) and not (
+                words[-2:-1] == [b"by"] and words[0] in (b"don't", b"never", b"do"))):
+            return False  # (a harm forbidden of the act is a prohibition: "Don't hurt prod by running this.", red team 128, F03)
         if _negates_another_verb(words):
             return False
+        if found[3] and _FENCE_NEED.intersection(words):
+            return False  # (a necessity denied: "This need not be run on macOS.")
+        if len(words) > 2 and words[-2] == b"to" and _FENCE_NEED.intersection(words[:-2]):
+            return False  # (and before "to" and the act: "You don't need to run this as root.", red team 128, F10)
+        if len(words) > 2 and words[-2] == b"to" and any(w in _FENCE_UNWISE for w in words[:-2]):
+            # (an act judged unwise before it: "It's unsafe to run this.", "It would be wrong to
+            # run this.": red team 128, F03; "It's not dangerous to run this." is no denial)
+            return not any(w in _BARE_NOT or w in (b"not", b"never") for w in words[:-2])
+        if len(words) == 1 and verb.endswith(b"ing"):
+            # (the act as the subject, judged after the pointer: "Running this is not allowed.",
+            # "Running the following is forbidden.": red team 128, F03, read as governing nothing)
+            judged = _words_of_clause(text[verb_end:piece.end()])
+            denied = any(w in _BARE_NOT or w in (b"not", b"never") for w in judged)
+            if any(w in _FENCE_GERUND_BAD for w in judged):
+                return not denied
+            if any(w in _FENCE_GERUND_GOOD for w in judged):
+                return denied
         if _clause_negated_before(clause, len(clause), depth + 1):
             return True
         # (a passive's negation may stand before its subject: "Under no circumstances should
@@ -12451,24 +12490,58 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
     tokens = [(m.group(), m.start(), m.end()) for m in _FENCE_TOKEN.finditer(text, lo, hi)]
     for n in range(len(tokens) - 1, -1, -1):
         word = tokens[n][0]
-        if word not in points:
-            continue
+        if word not in points and not (below and word in (b"follows", b"follow") and n > 0
+                                       and tokens[n - 1][0] in (b"what", b"that", b"which")):
+            continue  # ("what follows", "the commands that follow" point below: red team 128, F03)
         if word in (b"it", b"them") and below and any(t[0][:1].isalnum() for t in tokens[n + 1:]):
             continue  # (an "it" before a fence points at it alone: "Never run it as root." may mean something else)
         if word == b"following" and (n == 0 or tokens[n - 1][0] != b"the") and n + 1 < len(tokens) \
                 and tokens[n + 1][0] not in _FENCE_NOUNS and tokens[n + 1][0][:1].isalnum():
             continue  # ("the following", "following steps" point; "following the tests" is no pointer)
-        j = n - 2 if n > 1 and tokens[n - 1][0] == b"the" else n - 1
+        # the word before what points: "[the] [command] below", "this [command]" (red team 128,
+        # F09: "before the command below" was read past its preposition)
+        j = n - 1
+        named = n + 1 < len(tokens) and tokens[n + 1][0] in _FENCE_NOUNS
+        if j >= 0 and word in (b"below", b"above") and tokens[j][0] in _FENCE_NOUNS:
+            j -= 1
+            named = True
+        if j >= 0 and tokens[j][0] == b"the":
+            j -= 1
         if j >= 0 and tokens[j][0] in _FENCE_NOT_OBJECT:
             continue  # (what is done before or after the block is another act: "Nothing else needs to run before this.")
-        limited = any(t[0] == b"twice" for t in tokens[n + 1:])
+        if j >= 0 and tokens[j][0] in _FENCE_PREPOSITIONS and not named:
+            # (the object of a preposition names what the act is for or done with, not what is
+            # done: "Don't use sudo for this.", "Never run tests on this branch.": red team 128,
+            # F11; a noun of the block still points: "Never run the commands in this block.")
+            continue
+        # (a limit in the pointer's own clause: "Never run this twice."; "Never run this, think
+        # twice." is none, red team 128, F03)
+        limited = False
+        for k in range(n + 1, len(tokens)):
+            if not tokens[k][0][:1].isalnum():
+                break
+            if tokens[k][0] == b"twice" and tokens[k - 1][0] != b"think":
+                limited = True
+                break
         # an act of doing before the pointer in its clause, the nearest ("never run or share this")
+        joined = False  # (a joiner passed: "edit or share this")
         for j in range(n - 1, -1, -1):
             w = tokens[j][0]
+            if w in (b"or", b"nor", b"and"):
+                joined = True
             if not w[:1].isalnum():
+                # (a list of verbs read past its commas: "Never run, edit or share this.", "Don't
+                # run, or even paste, this.": red team 128, F03, the comma ended the walk)
+                if w == b"," and (j == n - 1 or joined or tokens[j + 1][0] in (b"or", b"nor", b"and")):
+                    continue
                 break
-            if w in (b"do", b"does", b"did", b"done", b"doing") and j != n - 1:
-                continue  # (an auxiliary: "did not expect that"; "don't do this" is the act)
+            if j > 0 and w.endswith(b"ing") and tokens[j - 1][0] in _FENCE_NOT_OBJECT:
+                break  # (an act before or after another: "Nobody has had issues after running this.": red team 128, F09)
+            if w in (b"do", b"does", b"did", b"done", b"doing") and tokens[j + 1][0] in _FENCE_DO_AUXILIARY:
+                continue  # (an auxiliary: "did not expect that"; "don't do this", "don't do the following" is the act)
+            # (a hyphenated verb is its last part: "re-run", "force-push", "copy-paste", "dry-run":
+            # red team 128, F01, read as no act)
+            w = w.rpartition(b"-")[2]
             if w not in _FENCE_POINTS_BELOW and w not in _FENCE_POINTS_ABOVE and _act_stem(w) in _FENCE_ACTS:
                 return w, tokens[j][2], limited, False
         # or a passive after it, across commas ("this should never, ever be run")
@@ -12476,7 +12549,7 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
             w = tokens[j][0]
             if tokens[j - 1][0] != b"be" or not w[:1].isalpha():
                 continue
-            verb = w
+            verb = w.rpartition(b"-")[2]  # ("must never be re-run")
             if verb.endswith(b"ed"):
                 verb = verb[:-1] if _act_stem(verb[:-1]) in _FENCE_ACTS else verb[:-2]  # ("executed", "deployed")
             if _act_stem(verb) in _FENCE_ACTS:
@@ -12484,6 +12557,12 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
     return None
 
 
+# the words after "do" that make it an auxiliary, not the act pointing at a fenced block: a
+# negation, a subject, an adverb ("did not expect that", "do you need this", "do ever run this";
+# red team 128, F02: "do" was the act only right before the pointer, so "Don't do the
+# following." denied nothing; fail closed, any other word after it makes it the act)
+_FENCE_DO_AUXILIARY = frozenset((b"not", b"never", b"i", b"you", b"we", b"they", b"he", b"she", b"ever",
+                                 b"really", b"just", b"actually", b"even", b"also", b"still", b"always", b"so"))
 # the subjects that deny the act of every one (:func:`_fence_instruction_negated`)
 _FENCE_NOBODY = frozenset((b"nobody", b"noone", b"no-one", b"none"))
 # the words pointing at the fenced block below a sentence or above it (:func:`_fence_act_pointed`)
@@ -12493,7 +12572,16 @@ _FENCE_POINTS_ABOVE = frozenset((b"above", b"that", b"those", b"this", b"these",
 # the prepositions after which a word pointing at a fenced block names no object of the act
 # ("no need to run anything else after that": :func:`_fence_act_pointed`)
 _FENCE_NOT_OBJECT = frozenset((b"before", b"after", b"until", b"till", b"besides", b"except", b"than", b"without",
-                               b"beyond", b"unlike"))
+                               b"beyond", b"unlike", b"but"))
+# the prepositions whose object names what an act is done for, on or with, not the act's object
+# ("Don't use sudo for this.", "Do not deploy from this laptop.": :func:`_fence_act_pointed`;
+# "of" is none: "Never run any of these.")
+_FENCE_PREPOSITIONS = frozenset((b"for", b"from", b"in", b"on", b"about", b"with", b"into", b"onto", b"at", b"by",
+                                 b"within", b"against", b"under", b"over", b"through", b"via", b"inside",
+                                 b"regarding", b"during", b"upon", b"to"))
+# the words of a necessity, denied or asked, before a passive ("This doesn't need to be run as
+# root.", "This is not required to be run": a necessity denied forbids nothing, red team 128, F09)
+_FENCE_NEED = frozenset((b"need", b"needs", b"needn't", b"have", b"has", b"required", b"necessary"))
 # the nouns of what a fenced block holds (:data:`_FENCE_NOUN`'s)
 _FENCE_NOUNS = frozenset((b"command", b"commands", b"line", b"lines", b"snippet", b"snippets", b"script", b"scripts",
                           b"code", b"block", b"step", b"steps", b"one", b"ones"))
@@ -12502,6 +12590,20 @@ _FENCE_NOUNS = frozenset((b"command", b"commands", b"line", b"lines", b"snippet"
 _FENCE_SENTENCE = re.compile(rb"(?:[^.!?;]|[.!?](?![.!?;]*(?:[ \t*_)\]]|\Z)))+(?:[.!?;]+[ \t*_)\]]*)?|[.!?;]+[ \t*_]*")
 # the words and the clause breaks of a sentence (:func:`_fence_act_pointed`)
 _FENCE_TOKEN = re.compile(rb"[0-9a-z][0-9a-z'-]*|[,:]|\xe2\x80[\x93\x94]|[ \t]-[ \t]")
+# a line that is one sentence in brackets, its words ("(Never run this.)": :func:`_fence_instruction_negated`)
+_FENCE_WHOLE_BRACKETED = re.compile(rb"[ \t*_]*\(([^()\n]*)\)[ \t*_.]*|[ \t*_]*\[([^\[\]\n]*)\][ \t*_.]*")
+# the words after an act as the subject that forbid it, or allow it ("Running this is forbidden.",
+# "Running this is not allowed.": :func:`_fence_instruction_negated`)
+_FENCE_GERUND_BAD = frozenset((b"forbidden", b"prohibited", b"banned", b"disallowed", b"dangerous", b"unsafe",
+                               b"risky", b"harmful", b"destructive"))
+_FENCE_GERUND_GOOD = frozenset((b"allowed", b"permitted", b"safe", b"recommended", b"advised", b"ok", b"okay",
+                                b"fine", b"supported", b"wise"))
+# the words of an act judged unwise before "to" and the act ("It's unsafe to run this.")
+_FENCE_UNWISE = _FENCE_GERUND_BAD | frozenset((b"wrong", b"crazy", b"foolish", b"unwise", b"insane", b"reckless",
+                                               b"stupid", b"dumb"))
+# a denial that answers a question alone ("Run this? Never.": :func:`_fence_instruction_negated`)
+_FENCE_ANSWER_NO = re.compile(rb"[ \t*_]*(?:no|nope|never|not ever|no way|absolutely not|definitely not|certainly not"
+                              rb"|of course not|hell no)[ \t*_]*[.!]*[ \t*_]*")
 # a short bracketed aside, passed ("Never run this (it wipes prod).")
 _FENCE_BRACKETED = re.compile(rb"\([^()\n]{0,120}\)|\[[^\[\]\n]{0,120}\]")
 
@@ -12588,15 +12690,17 @@ def _fence_denied_after(text: bytes, at: int, opening: bytes, depth: int) -> boo
     """Does the first sentence of the line after the fenced block whose first line starts at
     ``text[at]`` (past blank lines; ``opening``: its opening fence line) deny the block
     (:func:`_fence_instruction_negated`: ``Never run the above.``, ``Don't run that.``)? Its
-    closing fence is read for within ``_FENCE_READ`` bytes; an unclosed block governs nothing."""
-    char = opening.lstrip(b"\n \t")[:1]
-    width = len(opening.lstrip(b"\n \t")) - len(opening.lstrip(b"\n \t").lstrip(char))
-    for closing in _FENCE_CLOSING.finditer(text, at - 1, at + _FENCE_READ):
-        if closing.group(1)[:1] == char and len(closing.group(1)) >= width:
-            break
-    else:
+    closing fence is the one :func:`_fence_blocks` finds (red team 128, F05: a search of the next
+    fence line within 16 KiB took a shorter or other fence line inside the block, ```` ``` ````
+    in a ```` ```` ```` or ``~~~`` block, for it, and a longer block closed nothing); an unclosed
+    block governs nothing."""
+    blocks = _fence_blocks(text)
+    k = bisect_left(blocks, (at,))
+    if k >= len(blocks) or blocks[k][0] != at or blocks[k][1] >= len(text):
         return False
-    raw = text[closing.end():closing.end() + 256]
+    closed = text.find(b"\n", blocks[k][1])  # (the end of the closing fence's line)
+    closed = len(text) if closed < 0 else closed + 1
+    raw = text[closed:closed + 256]
     after = raw.lstrip().lower()
     brk = _LINE_BREAK.search(after)
     line = after[:brk.start()] if brk is not None else after
@@ -12610,11 +12714,13 @@ def _fence_denied_after(text: bytes, at: int, opening: bytes, depth: int) -> boo
     if brk is not None and (nxt := _FENCE_NEXT.match(after, brk.start())) is not None and (
             down := _FENCE_POINTER_BELOW.search(sentence.rstrip())) is not None and down.group("pronoun") is None \
             and sentence.rstrip() == line.rstrip() \
-            and _FENCE_COMMAND.match(text, closing.end() + len(raw) - len(after) + nxt.end()) is not None:
+            and _FENCE_COMMAND.match(text, closed + len(raw) - len(after) + nxt.end()) is not None:
         h = at - len(opening)  # (where the fence above opens)
         if text[max(h - 256, 0):max(h, 0)].rstrip().endswith(b":"):
             return False  # ("it" / "them" point back: "Never run it." between two fences denies the one above)
-    return _fence_instruction_negated(sentence.rstrip(), _FENCE_POINTER_ABOVE, depth)
+    # (the line's first sentence pointing at the block, not its first sentence: "It wipes prod.
+    # Never run the above.", red team 128, F04)
+    return _fence_instruction_negated(line.rstrip(), _FENCE_POINTER_ABOVE, depth, first=True)
 
 
 # the blank lines and the fence that open a fenced block right after a line (:func:`_fence_denied_after`)
