@@ -722,6 +722,25 @@ def tables_and_sets(draw):
 
 
 def denied(haystack, s):
+    """From the definition: the words at ``haystack[s]`` follow a negation (:func:`_denied_here`),
+    or lie inside a quotation whose opening mark does (red team 100, F10: ``"to prod"`` of ``do
+    not "deploy to prod"``): the nearest ``"`` before them (before the mark that opens the words
+    at ``s``, if one does), within 256 bytes, opening a quotation (after no word byte). The
+    drawn texts hold no other quotation mark (a ``'`` only inside ``don't``)."""
+    from provgate._matching_py import WORD_BYTES
+    if _denied_here(haystack, s):
+        return True
+    low, k = max(0, s - 256), s - 1
+    if k >= 0 and haystack[k] == 0x22 and not (k > 0 and haystack[k - 1] in WORD_BYTES):
+        k -= 1  # (the mark that opens the words at s: the quotation around it is asked)
+    while k >= low and haystack[k] != 0x22:
+        k -= 1
+    if k < low or (k > 0 and haystack[k - 1] in WORD_BYTES):
+        return False  # (none, or a mark that closes a quotation)
+    return _denied_here(haystack, k + 1)
+
+
+def _denied_here(haystack, s):
     """From the definition: the word before ``haystack[s]``, past blanks, emphasis, a short
     aside and separating dashes (at most 256 bytes of them), and past the quotation mark that
     opens the words there (or a JSON array's ``", "`` before it), is a negation (a quote's
