@@ -718,13 +718,10 @@ def test_a_fact_no_set_holds_is_reported_with_sets_deferred(defer, text, ungroun
 OWN = "Set max_retries=3 for the client [src:tool:cfg].\n"
 
 
-def _own_rewritten(text: str, source: str, defer: bool, made: list[bytes] | None = None):
-    store = store_with({"tool:cfg": source})
-    gate = Gate(store, audit=False)
-    gate._defer_sets = defer
-    pre, post = Window([blk("a1", "assistant", OWN)]), Window([blk("a1", "assistant", text)])
+def _checked_recording_sets(gate: Gate, edit: Edit, made: list[bytes] | None):
+    """``gate.check_edit(edit)``, appending to ``made`` the text of every grounding set made."""
     if made is None:
-        return gate.check_edit(Edit("rewrite", pre, post))
+        return gate.check_edit(edit)
     from provgate.gate import _Facts
 
     real = _Facts.grounding_sets
@@ -735,9 +732,16 @@ def _own_rewritten(text: str, source: str, defer: bool, made: list[bytes] | None
 
     _Facts.grounding_sets = staticmethod(recording)
     try:
-        return gate.check_edit(Edit("rewrite", pre, post))
+        return gate.check_edit(edit)
     finally:
         _Facts.grounding_sets = staticmethod(real)
+
+
+def _own_rewritten(text: str, source: str, defer: bool, made: list[bytes] | None = None):
+    gate = Gate(store_with({"tool:cfg": source}), audit=False)
+    gate._defer_sets = defer
+    pre, post = Window([blk("a1", "assistant", OWN)]), Window([blk("a1", "assistant", text)])
+    return _checked_recording_sets(gate, Edit("rewrite", pre, post), made)
 
 
 @pytest.mark.parametrize("defer", [True, False])
@@ -767,24 +771,13 @@ def test_the_own_pre_versions_set_is_made_only_for_a_row_left_over():
 def test_the_own_pre_versions_sets_are_made_first_for_many_rows():
     # (past _OWN_SETS_DEFERRED_UP_TO rows the pre versions' sets ground most rows of a rewrite
     # more cheaply than the literal search of the sources; the verdict is the same either way)
-    from provgate.gate import _OWN_SETS_DEFERRED_UP_TO, _Facts
+    from provgate.gate import _OWN_SETS_DEFERRED_UP_TO
 
     lines = "".join(f"key_{k}={k}\n" for k in range(_OWN_SETS_DEFERRED_UP_TO + 8))
     own = lines + "[src:tool:cfg]\n"
-    store = store_with({"tool:cfg": lines})
     made: list[bytes] = []
-    real = _Facts.grounding_sets
-
-    def recording(texts):
-        made.extend(x.table.data for x in texts if x._grounding_set is None)
-        return real(texts)
-
-    _Facts.grounding_sets = staticmethod(recording)
-    try:
-        v = Gate(store, audit=False).check_edit(Edit("rewrite", Window([blk("a1", "assistant", own)]),
-                                                     Window([blk("a1", "assistant", own + "Done.\n")])))
-    finally:
-        _Facts.grounding_sets = staticmethod(real)
+    edit = Edit("rewrite", Window([blk("a1", "assistant", own)]), Window([blk("a1", "assistant", own + "Done.\n")]))
+    v = _checked_recording_sets(Gate(store_with({"tool:cfg": lines}), audit=False), edit, made)
     assert v.accepted, v.summary()
     assert own.encode() in made
 
