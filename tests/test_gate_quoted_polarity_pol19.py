@@ -90,12 +90,8 @@ def test_do_that_asks_for_a_fence_is_accepted(source):
 # as the block; F09: after "but" / "except" / "other than" the command below, or "after running
 # this", and a necessity denied before a passive
 @pytest.mark.parametrize("source", [
-    "Don't use sudo for this.\n" + FENCE, "No need to use Docker for this.\n" + FENCE,
-    "Never restart the db for this.\n" + FENCE, "Do not deploy from this laptop.\n" + FENCE,
-    "Never push to main in this repo.\n" + FENCE, "Don't call support about this.\n" + FENCE,
-    "Never run tests on this branch.\n" + FENCE, "Don't use sudo with this.\n" + FENCE,
-    "You can't use npm for this; use yarn.\n" + FENCE, FENCE + "Don't use sudo for that.\n",
-    FENCE + "Don't deploy anything else with that.\n",
+    "No need to use Docker for this.\n" + FENCE, "Do not deploy from this laptop.\n" + FENCE,
+    "Never push to main in this repo.\n" + FENCE, "Never run tests on this branch.\n" + FENCE,
     "Don't run anything but this.\n" + FENCE, "Never run anything other than the command below.\n" + FENCE,
     "Don't run anything except the command below.\n" + FENCE, "Nobody has had issues after running this.\n" + FENCE,
     "Nothing else needs to run before the command below.\n" + FENCE,
@@ -105,6 +101,22 @@ def test_do_that_asks_for_a_fence_is_accepted(source):
     "This is not required to be run as root.\n" + FENCE])
 def test_a_pointer_that_names_no_object_of_a_denied_act_is_accepted(source):
     assert_accepted(_summarize(source, RUN))
+
+
+# red team 129, F04: a pointer alone after a preposition is the block again ("Do not run anything in
+# this.", "Never run anything from the above." were accepted once the preposition's object was
+# read as another thing): so a denial of another act done for or with the block denies it, a
+# false refusal that fails closed (the preposition cannot tell "use sudo for this" from "run
+# anything in this"); a word naming another thing after the pointer still names no block
+@pytest.mark.parametrize("source", [
+    "Don't use sudo for this.\n" + FENCE, "Never restart the db for this.\n" + FENCE,
+    "Don't call support about this.\n" + FENCE, "Don't use sudo with this.\n" + FENCE,
+    "You can't use npm for this; use yarn.\n" + FENCE, FENCE + "Don't use sudo for that.\n",
+    FENCE + "Don't deploy anything else with that.\n",
+    "Do not run anything in this.\n" + FENCE, "Never run the script in this.\n" + FENCE,
+    FENCE + "Never run the commands in that.\n", FENCE + "Never run anything from the above.\n"])
+def test_a_pointer_alone_after_a_preposition_is_the_block(source):
+    _refused(source)
 
 
 @pytest.mark.parametrize("source", [
@@ -279,3 +291,17 @@ def test_the_gate_reads_a_closing_fence_as_the_scanner_does():
     data = b"```\nmake build\n```\x0c\nmake deploy\n```\n"
     assert [data[s:e] for s, e in _fence_blocks(data)] == [b"make build\n```\x0c\nmake deploy\n"]
     assert [v for k, _, _, v in spans(_scanner_py, data) if k == "quote"] == ["make build\n```\x0c\nmake deploy"]
+
+
+# red team 129, F01: a word of necessity anywhere before the act was read as a necessity denied
+# ("have", "has", "required", "necessary" in another clause), and the denial governed nothing;
+# only a necessity itself negated ("need not", "don't need", "no need", "not required", "None of
+# this needs") forbids nothing
+@pytest.mark.parametrize("source", [
+    "If you have root, remember not to run this.\n" + FENCE,
+    "Users who have prod access are asked not to run this.\n" + FENCE,
+    "It is necessary never to run this.\n" + FENCE, "It's required not to run this.\n" + FENCE,
+    "Anyone who has access: this must never be run.\n" + FENCE,
+    "This has never needed to be run and must never be run.\n" + FENCE])
+def test_a_necessity_that_is_not_denied_leaves_the_denial(source):
+    _refused(source)

@@ -12452,9 +12452,9 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
             return False  # (a harm forbidden of the act is a prohibition: "Don't hurt prod by running this.", red team 128, F03)
         if _negates_another_verb(words):
             return False
-        if found[3] and _FENCE_NEED.intersection(words):
+        if found[3] and _necessity_denied(words):
             return False  # (a necessity denied: "This need not be run on macOS.")
-        if len(words) > 2 and words[-2] == b"to" and _FENCE_NEED.intersection(words[:-2]):
+        if len(words) > 2 and words[-2] == b"to" and _necessity_denied(words[:-2]):
             return False  # (and before "to" and the act: "You don't need to run this as root.", red team 128, F10)
         if len(words) > 2 and words[-2] == b"to" and any(w in _FENCE_UNWISE for w in words[:-2]):
             # (an act judged unwise before it: "It's unsafe to run this.", "It would be wrong to
@@ -12509,10 +12509,14 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
             j -= 1
         if j >= 0 and tokens[j][0] in _FENCE_NOT_OBJECT:
             continue  # (what is done before or after the block is another act: "Nothing else needs to run before this.")
-        if j >= 0 and tokens[j][0] in _FENCE_PREPOSITIONS and not named:
-            # (the object of a preposition names what the act is for or done with, not what is
-            # done: "Don't use sudo for this.", "Never run tests on this branch.": red team 128,
-            # F11; a noun of the block still points: "Never run the commands in this block.")
+        if j >= 0 and tokens[j][0] in _FENCE_PREPOSITIONS and not named and n + 1 < len(tokens) \
+                and tokens[n + 1][0][:1].isalpha():
+            # (the object of a preposition, a word naming another thing after the pointer, names
+            # where or with what the act is done, not what is done: "Never run tests on this
+            # branch.", "Do not deploy from this laptop.": red team 128, F11; a noun of the block
+            # still points: "Never run the commands in this block."; and so does the pointer
+            # alone: "Do not run anything in this.", "Never run anything from the above." (red
+            # team 129, F04), so "Don't use sudo for this." denies the block, failing closed)
             continue
         # (a limit in the pointer's own clause: "Never run this twice."; "Never run this, think
         # twice." is none, red team 128, F03)
@@ -12582,6 +12586,25 @@ _FENCE_PREPOSITIONS = frozenset((b"for", b"from", b"in", b"on", b"about", b"with
 # the words of a necessity, denied or asked, before a passive ("This doesn't need to be run as
 # root.", "This is not required to be run": a necessity denied forbids nothing, red team 128, F09)
 _FENCE_NEED = frozenset((b"need", b"needs", b"needn't", b"have", b"has", b"required", b"necessary"))
+def _necessity_denied(words: list[bytes]) -> bool:
+    """Do ``words`` deny a necessity: a word of :data:`_FENCE_NEED` right after a negation
+    (``don't need``, ``no need``, ``not required``, ``isn't necessary``, ``doesn't have``), or
+    ``need not`` / ``needn't``? Any such word anywhere was read so, and a denial governed by
+    another verb went free (red team 129, F01: "If you have root, remember not to run this.",
+    "It's required not to run this.", "Anyone who has access: this must never be run.")."""
+    for k, w in enumerate(words):
+        if w == b"needn't" or (w in (b"need", b"needs") and words[k + 1:k + 2] == [b"not"]):
+            return True
+        if w in _FENCE_NEED and k and (words[k - 1] in _NEED_NEGATIONS or words[k - 1].endswith(b"n't")
+                                       or words[0] in _NEED_NEGATIONS):
+            return True  # (or a subject that denies it: "None of this needs to be run as root.")
+    return False
+
+
+# the negations a denied necessity follows (:func:`_necessity_denied`)
+_NEED_NEGATIONS = frozenset((b"not", b"no", b"never", b"none", b"nothing"))
+
+
 # the nouns of what a fenced block holds (:data:`_FENCE_NOUN`'s)
 _FENCE_NOUNS = frozenset((b"command", b"commands", b"line", b"lines", b"snippet", b"snippets", b"script", b"scripts",
                           b"code", b"block", b"step", b"steps", b"one", b"ones"))
