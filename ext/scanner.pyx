@@ -2825,6 +2825,8 @@ cdef bint tilde_underline(const byte_t* d, Py_ssize_t ls, Py_ssize_t rs, Py_ssiz
         s -= 1
     while e > s and (d[e - 1] == b' ' or d[e - 1] == b'\t' or d[e - 1] == b'\r'):
         e -= 1
+    if e > s and (d[e - 1] == b':' or d[e - 1] == b'.' or d[e - 1] == b'!' or d[e - 1] == b'?'):
+        return False  # (a line that ends a sentence or introduces what follows: red team 129, F02)
     for q in range(s, e):
         c = d[q]
         if (c & 0xC0) != 0x80:

@@ -98,6 +98,10 @@ cdef bint tilde_underline(const text_t* t, Py_ssize_t pos, Py_ssize_t i, Py_ssiz
         if c != 32 and c != 9 and c != 13:
             break
         e -= 1
+    if e > s:
+        c = char_at(t, e - 1)
+        if c == 58 or c == 46 or c == 33 or c == 63:
+            return False  # (a line that ends a sentence or introduces what follows: red team 129, F02)
     for q in range(s, e):
         c = char_at(t, q)
         if c != 32 and c != 9 and c != 13 and c != 96 and c != 126:

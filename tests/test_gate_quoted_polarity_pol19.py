@@ -145,6 +145,13 @@ def test_a_pointer_at_the_block_after_a_preposition_or_a_noun_still_denies(sourc
     ("~~~~~\nmake deploy\n~~~~~\n", ["make deploy"]),
     ("```\nx\n```\n~~~\nmake deploy\n~~~\n", ["x", "make deploy"]),
     ("Title\n~~~~~\nRun this:\n~~~\nmake deploy\n~~~\n", ["make deploy"]),
+    # red team 129, F02 (grammar v16): under a line that ends a sentence or introduces what
+    # follows, tildes as many as its characters or more still open a fence
+    ("Never run:\n~~~~~~~~~~\nmake deploy\n~~~~~~~~~~\n", ["make deploy"]),
+    ("Never run this:\n~~~~~~~~~~~~~~~~\nmake deploy\n~~~~~~~~~~~~~~~~\n", ["make deploy"]),
+    ("Do not run.\n~~~~~~~~~~~~\nmake deploy\n~~~~~~~~~~~~\n", ["make deploy"]),
+    ("Run it?\n~~~~~~~\nmake deploy\n~~~~~~~\n", ["make deploy"]),
+    ("Careful!  \n~~~~~~~~~~\nmake deploy\n~~~~~~~~~~\n", ["make deploy"]),
 ])
 def test_a_tilde_underline_under_a_line_of_text_opens_no_fence(impl_name, text, quotes):
     impl = load_implementation("scanner", "_scanner_py", impl_name)
@@ -159,6 +166,7 @@ def test_a_tilde_underline_under_a_line_of_text_opens_no_fence(impl_name, text, 
      "Release notes\n~~~~~~~~~~~~~\nRun make build.\nThen wait.\n", True),
     ("Release notes  \n~~~~~~~~~~~~~\nRun make build.   \n", "Release notes\n~~~~~~~~~~~~~\nRun make build.\n", True),
     ("Run this:\n~~~\nmake deploy  \n~~~\n", "Run this:\n~~~\nmake deploy\n~~~\n", False),
+    ("Never run:\n~~~~~~~~~~\nmake deploy  \n~~~~~~~~~~\n", "Never run:\n~~~~~~~~~~\nmake deploy\n~~~~~~~~~~\n", False),
 ])
 def test_the_normalisation_reads_a_tilde_underline_as_the_quote_layer_does(impl_name, a, b, equal):
     impl = load_implementation("textnorm", "_textnorm_py", impl_name)
@@ -304,4 +312,12 @@ def test_the_gate_reads_a_closing_fence_as_the_scanner_does():
     "Anyone who has access: this must never be run.\n" + FENCE,
     "This has never needed to be run and must never be run.\n" + FENCE])
 def test_a_necessity_that_is_not_denied_leaves_the_denial(source):
+    _refused(source)
+
+
+# red team 129, F02: a denial over a tilde fence of as many tildes as its characters governs it
+@pytest.mark.parametrize("source", [
+    "Never run:\n~~~~~~~~~~\nmake deploy\n~~~~~~~~~~\n", "Do not run:\n~~~~~~~~~~~~\nmake deploy\n~~~~~~~~~~~~\n",
+    "Never run this:\n~~~~~~~~~~~~~~~~\nmake deploy\n~~~~~~~~~~~~~~~~\n"])
+def test_a_denial_over_a_long_tilde_fence_governs_it(source):
     _refused(source)

@@ -1103,6 +1103,8 @@ def _tilde_underline(data: bytes, ls: int, after: int, k: int, le: int) -> bool:
     if ls == 0 or data[after:le].strip(b" \t\r"):
         return False
     above = data[data.rfind(b"\n", 0, ls - 1) + 1:ls - 1].rstrip(b" \t\r")
+    if above[-1:] in (b":", b".", b"!", b"?"):
+        return False  # (a line that ends a sentence or introduces what follows, no title: red team 129, F02)
     return bool(above.strip(b" \t\r`~")) and k >= len(above) - sum(1 for c in above if 0x80 <= c < 0xC0)
 
 

@@ -87,6 +87,8 @@ def _tilde_underline(above: str, tildes: int, rest: str) -> bool:
     if rest.strip(" \t\r"):
         return False
     above = above.rstrip(" \t\r")
+    if above[-1:] in (":", ".", "!", "?"):
+        return False  # (a line that ends a sentence or introduces what follows: red team 129, F02)
     return bool(above.strip(" \t\r`~")) and tildes >= len(above)
 
 
