@@ -14453,7 +14453,8 @@ def _figure_cycle(edges: dict[Any, list[tuple[Any, bytes]]]) -> list[tuple[Any, 
 # environment marker, `python_version<'3.9'`), blanks allowed around the comparison, and every
 # further clause after `,` and blanks or after blanks alone (a kv line's `=` separator not before
 # another `=`: it took the first of `===`, arbitrary equality, and read `==`; red team 120, F17)
-_REQ_OP = rb"(?:===|==|!=|~=|>=|<=|>|<)"
+_REQ_OPS = rb"===|==|!=|~=|>=|<=|>|<"  # (the longer first: "===" before "==", ">=" before ">")
+_REQ_OP = rb"(?:" + _REQ_OPS + rb")"
 _REQ_VERSION = rb"""['"]?v?[0-9](?:[A-Za-z0-9.*+!_\-]*[A-Za-z0-9*])?['"]?"""
 _REQ_EXTRA = rb"[A-Za-z0-9._,\- \t]"
 # a requirement's name and extras (groups 1-4), and its specifier set (group 5, after the
@@ -15016,7 +15017,9 @@ def _clause_text(op: bytes, version: bytes) -> bytes:
 
 # a clause of a Poetry constraint: its operator (a comparison, "^", "~", or none) and its version,
 # blanks after the operator allowed; clauses are joined by "," or blanks (poetry-core's "and")
-_CONSTRAINT_CLAUSE = re.compile(rb"(===|==|!=|~=|>=|<=|>|<|=|\^|~)?[ \t]*([^\s,|<>=!~^]+)")
+# a constraint clause's operators: a requirement's, and Poetry's "=", caret and tilde
+_CONSTRAINT_OPS = _REQ_OPS + rb"|=|\^|~"
+_CONSTRAINT_CLAUSE = re.compile(rb"(" + _CONSTRAINT_OPS + rb")?[ \t]*([^\s,|<>=!~^]+)")
 _HYPHEN_RANGE = re.compile(rb"[ \t]-[ \t]")
 
 
@@ -15047,7 +15050,7 @@ def _constraint_set(value: bytes) -> bytes:
 # 127, F05: the requirement pattern reads comparisons only, so the alternatives reordered were an
 # ungrounded kv): a name, "=", a quoted constraint of "||" or "|" alternatives, each of clauses
 # joined by "," or blanks. Looked for only on a line holding a "^"/"~" clause and a "|"
-_CONSTRAINT_ALTERNATIVE_CLAUSE = rb"(?:===|==|!=|~=|>=|<=|>|<|=|\^|~)?[ \t]*v?[0-9*][A-Za-z0-9.*+!_\-]*"
+_CONSTRAINT_ALTERNATIVE_CLAUSE = rb"(?:" + _CONSTRAINT_OPS + rb")?[ \t]*v?[0-9*][A-Za-z0-9.*+!_\-]*"
 _CONSTRAINT_ALTERNATIVES = re.compile(
     rb"(?<![A-Za-z0-9._\-])([A-Za-z](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)[ \t]*=[ \t]*([\"'])[ \t]*("
     + _CONSTRAINT_ALTERNATIVE_CLAUSE + rb"(?:(?>[ \t]*,[ \t]*|[ \t]*\|\|?[ \t]*|[ \t]+)"
@@ -15057,7 +15060,7 @@ _CONSTRAINT_ALTERNATIVES = re.compile(
 # own leading blanks, a line of n clauses that failed at its end backtracked 2^n ways, 12 s at
 # 78 bytes: red team 129, F10)
 _CARET_CLAUSE = re.compile(rb"[\^~](?!=)[ \t]*v?[0-9]")
-_COMPARISON_OPS = frozenset((b"===", b"==", b"!=", b"~=", b">=", b"<=", b">", b"<"))
+_COMPARISON_OPS = frozenset(_REQ_OPS.split(b"|"))
 
 
 def _may_hold_constraint_alternatives(text: bytes, lo: int = 0, hi: int | None = None) -> bool:
