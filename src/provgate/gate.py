@@ -14465,11 +14465,13 @@ _REQ_NAME_EXTRAS = (
     + _REQ_EXTRA + rb"*)\])?")
 # (and Poetry's "||" alternatives, each such a set: ">=3.8,<4.0 || >=2.7,<3.0", red team 126, F11:
 # the set ended at the first "||", so the alternatives reordered were a new requirement; and
-# Poetry's single "|", the same: red team 127, F05)
+# Poetry's single "|", the same: red team 127, F05; and "\|", a markdown-escaped "|", which a
+# markdown table's cell writes for one: red team 129, F05. On a markdown table's row, a "|" with a
+# blank on each side is a column edge, no "or": _requirement_matches cuts a match there)
 _REQ_CLAUSES = (_REQ_OP + rb"[ \t]*" + _REQ_VERSION + rb"(?:(?:[ \t]*,[ \t]*|[ \t]+)" + _REQ_OP
                 + rb"[ \t]*" + _REQ_VERSION + rb")*")
 _REQ_SPECIFIERS = (rb"[ \t]*(?:[=:](?!=)[ \t]*['\"]?|\([ \t]*)?"
-                   rb"(" + _REQ_CLAUSES + rb"(?:[ \t]*\|\|?[ \t]*" + _REQ_CLAUSES + rb")*)")
+                   rb"(" + _REQ_CLAUSES + rb"(?:[ \t]*\\?\|\|?[ \t]*" + _REQ_CLAUSES + rb")*)")
 _ALTERNATIVES = re.compile(rb"\|\|?")  # (Poetry's "or": "||", or "|")
 _REQUIREMENT = re.compile(_REQ_NAME_EXTRAS + _REQ_SPECIFIERS)
 _REQ_CLAUSE = re.compile(rb"(" + _REQ_OP + rb")[ \t]*['\"]?(v?[0-9](?:[A-Za-z0-9.*+!_\-]*[A-Za-z0-9*])?)")
@@ -14523,11 +14525,21 @@ def _requirements(text: bytes) -> dict[tuple[bytes, ...], str]:
     before a digit (``_REQUIREMENT_HINT``)."""
     out: dict[tuple[bytes, ...], str] = {}
     seen: set[bytes] = set()  # (a requirement written again the same way: its key once)
-    for m in _requirement_matches(_ascii_comparisons(text)):
+    uncut: dict[int, re.Match[bytes]] = {}
+    for m in _requirement_matches(_ascii_comparisons(text), uncut):
         written = m.group(0)
         if written not in seen:
             seen.add(written)
             out.setdefault(_requirement_key(m), written.decode("utf-8", "replace"))
+        if uncut and (whole := uncut.get(m.start())) is not None and whole.group(0) not in seen:
+            # (a requirement's cell on a markdown table's row, and the comparisons of the cells
+            # after it: the row binds them, "| requests>=2.28 | >=3.8 |" is requests for python
+            # >=3.8. Its key is the cell's, then b"|" and those cells' bytes without blanks: the
+            # cell alone is stated by the row, a row whose other cells changed is another
+            # requirement, as the "or" reading of tables2 had it: red team 129, F05)
+            seen.add(whole.group(0))
+            out.setdefault(_requirement_key(m) + (b"|", b"".join(whole.string[m.end():whole.end()].split())[1:]),
+                           whole.group(0).decode("utf-8", "replace"))
     if _may_hold_markers(text):
         for key, said in _markers(text):
             out.setdefault(key, said)
@@ -15168,7 +15180,7 @@ def _requirement_spans(text: bytes) -> list[tuple[int, int, tuple[bytes, ...]]]:
     return spans
 
 
-def _requirement_matches(text: bytes) -> Iterator[re.Match[bytes]]:
+def _requirement_matches(text: bytes, uncut: dict[int, re.Match[bytes]] | None = None) -> Iterator[re.Match[bytes]]:
     """The matches of ``_REQUIREMENT`` in ``text`` that hold a comparison before a digit
     (``_REQUIREMENT_HINT``), found from those comparisons: for each, the pattern is tried at the
     starts of the last ``_REQUIREMENT_TRIES`` words within ``_REQUIREMENT_REACH`` bytes before
@@ -15184,6 +15196,7 @@ def _requirement_matches(text: bytes) -> Iterator[re.Match[bytes]]:
     starts: list[int] = []  # the word starts before `scanned`, in order
     scanned = 0
     tried: dict[int, re.Match[bytes] | None] = {}
+    rows: list[tuple[int, int]] | None = None  # (the markdown table rows' lines: read once, if needed)
     brackets = b"]" in text
     for hint in _REQUIREMENT_HINT.finditer(text):
         at = hint.start()
@@ -15207,13 +15220,28 @@ def _requirement_matches(text: bytes) -> Iterator[re.Match[bytes]]:
             if start in tried:
                 m = tried[start]
             else:
-                m = tried[start] = _REQUIREMENT.match(text, start)
+                m = _REQUIREMENT.match(text, start)
+                if m is not None and b"|"[0] in m.group(5) and (edge := _COLUMN_EDGE.search(text, m.start(5), m.end(5))):
+                    # (a "|" with a blank on each side, on a markdown table's row, is the cell's
+                    # end: the next cell's comparison is no alternative of this one: red team 129, F05)
+                    if rows is None:
+                        rows = [row.span() for row in _TABLE_ROW_LINE.finditer(text)]
+                    i = bisect.bisect_right(rows, (m.start(), len(text))) - 1
+                    if i >= 0 and rows[i][0] <= m.start() < rows[i][1]:
+                        if uncut is not None:
+                            uncut[start] = m
+                        m = _REQUIREMENT.match(text, start, edge.start())
+                tried[start] = m
             if m is not None and m.end(5) > at:
                 last = m.end()
                 yield m
                 break
 
 
+# a markdown table's row: a line whose first byte after blanks is "|"; and a column edge on it, a
+# "|" with a blank on each side (no "||": Poetry's "or" in a cell, ">=3.8 || >=2.7", is one cell's)
+_TABLE_ROW_LINE = re.compile(rb"^[ \t]*\|[^\n]*", re.MULTILINE)
+_COLUMN_EDGE = re.compile(rb"[ \t]\|(?=[ \t])")
 # where a requirement's name may start (_REQUIREMENT's first group, its lookbehind)
 _REQUIREMENT_NAME_START = re.compile(rb"(?<![A-Za-z0-9._\-\[@/\\])[A-Za-z]")
 # the bytes before a comparison a requirement's name is looked for in, and the most word starts

@@ -1,0 +1,141 @@
+"""A pip requirement in a markdown table's cell (red team 129, F05; docs/gate.md, "Requirements"):
+tables2 read a single "|" as Poetry's "or", so on a table's row the requirement cell and the next
+cell that opens with a comparison were one requirement of two alternatives (``| requests>=2.28 |
+>=3.8 |`` -> requests ``>=2.28 || >=3.8``), and the table rewritten as a list, or its columns
+swapped, stated a requirement its pre version did not. On a line that opens with ``|`` (after
+blanks), a ``|`` with a blank on each side is a column edge; the row still binds the cell to the
+comparisons of the cells after it (a key of its own), so a column moved between rows is refused,
+as it was. An escaped ``\\|`` inside a cell is the cell's own "|" (GFM), Poetry's "or". Run natively
+and with PROVGATE_NO_EXTENSIONS=1 (the suite runs once each way)."""
+
+from __future__ import annotations
+
+import pytest
+from gate_helpers import assert_accepted, find
+from test_gate_requirement_extras import rewrite, summarize
+
+import provgate.gate as gate_module
+from provgate.gate import _requirement_spans, _requirement_stated, _requirements
+
+TABLE = "| requirement | python |\n|---|---|\n| requests>=2.28 | >=3.8 |\n| urllib3<2 | >=3.7 |\n"
+SPECS = "| package | spec |\n|---|---|\n| requests>=2.28,<3 | pinned for py3.8 |\n| django>=3.2 | <4.0 |\n"
+ESCAPED = "| package | notes |\n|---|---|\n| requests>=2.28 \\| >=3.0 | pinned |\n"   # one cell: "|" escaped
+KEYED = "| package | spec |\n|---|---|\n| requests | >=2.28 \\| >=3.0 |\n"          # the name in a cell of its own
+
+
+def changed(v) -> list:
+    return [x for x in v.violations if (x.evidence or {}).get("change") == "requirement_changed"]
+
+
+@pytest.mark.parametrize("source, text, edits", [
+    (TABLE, "- requests>=2.28 (python >=3.8)\n- urllib3<2 (python >=3.7)\n", (rewrite,)),  # the finding: as a list
+    (SPECS, "| spec | package |\n|---|---|\n| pinned for py3.8 | requests>=2.28,<3 |\n| <4.0 | django>=3.2 |\n",
+     (rewrite, summarize)),                                                                # columns swapped
+    (TABLE, TABLE.replace("| requests>=2.28 | >=3.8 |", "| requests>=2.28   |   >=3.8 |"), (rewrite, summarize)),
+    (TABLE, TABLE.replace("| requests>=2.28 | >=3.8 |", "  |\trequests >= 2.28 |  >=3.8\t|"), (rewrite, summarize)),
+    (TABLE, "| requirement | python |\n|---|---|\n| urllib3<2 | >=3.7 |\n| requests>=2.28 | >=3.8 |\n",
+     (rewrite, summarize)),                                                                # rows swapped
+    (TABLE, "| requirement |\n|---|\n| requests>=2.28 |\n| urllib3<2 |\n", (summarize,)),  # a column dropped
+    (SPECS, "django>=3.2 is required.\n", (summarize,)),
+    (ESCAPED, ESCAPED.replace("| pinned |", "|  pinned  |"), (rewrite, summarize)),        # an escaped "|" kept
+    (ESCAPED, ESCAPED.replace("\\|", "||"), (rewrite, summarize)),                        # "\|" is "|" is "||"
+    (ESCAPED, "requests>=2.28 is pinned.\n", (summarize,)),                                # one alternative
+    (KEYED, KEYED.replace("| requests |", "| requests   |"), (rewrite, summarize)),
+])
+def test_a_requirement_in_a_table_kept_is_accepted(source, text, edits):
+    for edit in edits:
+        assert_accepted(edit(source, text))
+
+
+@pytest.mark.parametrize("source, lie, edits", [
+    # (the summary in prose: "|" is Poetry's "or", the python column read as an alternative: refused since tables2)
+    (TABLE, "The project needs requests>=2.28 | >=3.7 and urllib3<2 | >=3.8.\n", (summarize,)),
+    # (on a table's row: the python column moved between the rows; the row binds its cells)
+    (TABLE, "| requests>=2.28 | >=3.7 |\n| urllib3<2 | >=3.8 |\n", (summarize, rewrite)),
+    (TABLE, TABLE.replace(">=3.8", "\0").replace(">=3.7", ">=3.8").replace("\0", ">=3.7"), (summarize, rewrite)),
+    # (a lie inside a table's cell)
+    (TABLE, TABLE.replace("requests>=2.28", "requests>=2.30"), (summarize, rewrite)),
+    (TABLE, TABLE.replace("requests>=2.28", "requests>2.28"), (summarize, rewrite)),
+    (SPECS, SPECS.replace("django>=3.2 | <4.0", "django>=3.2 | <5.0"), (summarize, rewrite)),
+    # (a cell's escaped "|" is Poetry's "or": made an "and", or an alternative changed)
+    (ESCAPED, ESCAPED.replace(" \\| ", ", "), (summarize, rewrite)),
+    (ESCAPED, ESCAPED.replace(">=3.0", ">=3.1"), (summarize, rewrite)),
+    (ESCAPED, "requests>=2.28, >=3.0 is pinned.\n", (summarize,)),
+    (KEYED, KEYED.replace(">=3.0", ">=3.1"), (summarize, rewrite)),
+])
+def test_a_requirement_in_a_table_changed_is_refused(source, lie, edits):
+    for edit in edits:
+        assert not edit(source, lie).accepted, edit.__name__
+
+
+def test_the_finding_s_message_is_gone_and_the_lie_s_remains():
+    # (the finding: I2 "states the requirement 'requests>=2.28', which neither its pre version nor
+    # its sources state"; the prose lie keeps its message, of the requirement read with its "or")
+    assert not changed(rewrite(TABLE, "- requests>=2.28 (python >=3.8)\n- urllib3<2 (python >=3.7)\n"))
+    v = summarize(TABLE, "The project needs requests>=2.28 | >=3.7 and urllib3<2 | >=3.8.\n")
+    find(v, "I1", block="s1", key="requests", evidence__change="requirement_changed")
+    v = rewrite(TABLE, TABLE.replace("| requests>=2.28 | >=3.8 |", "| requests>=2.28 | >=3.7 |"))
+    assert not v.accepted
+
+
+def test_a_table_row_is_read_as_its_cells():
+    row = _requirements(b"| requests>=2.28 | >=3.8 |\n")
+    assert row == {(b"requests", b"", b">=", b"2.28"): "requests>=2.28",
+                   (b"requests", b"", b">=", b"2.28", b"|", b">=3.8"): "requests>=2.28 | >=3.8"}
+    # (after blanks; a tab is a blank; the cells after it, blanks dropped)
+    assert set(_requirements(b"  |\trequests>=2.28\t| >=3.8 | < 4 |")) == {
+        (b"requests", b"", b">=", b"2.28"), (b"requests", b"", b">=", b"2.28", b"|", b">=3.8|<4")}
+    # (not a table's row: Poetry's "or", as tables2 read it)
+    poetry = {(b"requests", b"", b"||", b">=2.28", b"||", b">=3.8")}
+    assert set(_requirements(b"requests>=2.28 | >=3.8")) == poetry
+    assert set(_requirements(b"x | requests>=2.28 | >=3.8 |")) == poetry
+    assert set(_requirements(b"| a | b |\nrequests>=2.28 | >=3.8\n")) == poetry
+    # (on a table's row, "||" and a "|" without a blank each side stay Poetry's "or", inside one cell)
+    assert set(_requirements(b"| requests>=2.28 || >=3.8 |")) == poetry
+    assert set(_requirements(b"| requests>=2.28|>=3.8 |")) == poetry
+    assert set(_requirements(b"| requests>=2.28 |>=3.8 |")) == poetry
+    # (an escaped "|", the cell's own: Poetry's "or" wherever it stands)
+    assert set(_requirements(b"| requests>=2.28 \\| >=3.8 |")) == poetry
+    assert set(_requirements(b"requests>=2.28 \\| >=3.8")) == poetry
+    # (the span is the cell's: the next cell's figures are no part of the requirement)
+    text = b"| requests>=2.28 | >=3.8 |"
+    assert _requirement_spans(text) == [(2, 16, (b"requests", b"", b">=", b"2.28"))]
+    # (the cell alone is stated by its row, losslessly; the row by a row of more clauses, lossily)
+    cell, whole = _requirements(text)
+    known = set(_requirements(b"| requests>=2.28,<3 | >=3.8 |"))
+    assert cell in set(_requirements(text)) and _requirement_stated(whole, known, True)
+    assert not _requirement_stated(whole, known, False)
+    assert not _requirement_stated(whole, set(_requirements(b"| requests>=2.28 | >=3.7 |")), True)
+
+
+class _Counting:
+    """``_REQUIREMENT`` with its ``match`` calls counted."""
+
+    def __init__(self, real):
+        self.real, self.calls = real, 0
+
+    def match(self, *args):
+        self.calls += 1
+        return self.real.match(*args)
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+
+@pytest.mark.parametrize("make, cut", [
+    (lambda n: b"| " + b"a>=1 | >=2 | " * n + b"\n", True),                        # one long row
+    (lambda n: b"".join(b"| a%d>=1 | >=2 |\n" % i for i in range(n)), True),       # n rows
+    (lambda n: b"| x |\n" + b"a>=1 | >=2 " * n + b"\n", False),                     # no row: "or"s
+])
+def test_a_row_is_cut_once_a_requirement(monkeypatch, make, cut):
+    # (linear: the table's rows are found once a text, and a requirement cut at its column edge
+    # is matched once more, at most: two tries a word start)
+    counting = _Counting(gate_module._REQUIREMENT)
+    monkeypatch.setattr(gate_module, "_REQUIREMENT", counting)
+    for n in (50, 400):
+        counting.calls = 0
+        text = make(n)
+        found = list(gate_module._requirement_matches(text))
+        assert counting.calls <= 2 * n + 1
+        assert len(found) == n
+        assert all((b" | " in m.group(0)) != cut for m in found)
