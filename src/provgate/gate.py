@@ -12104,6 +12104,53 @@ def _header_negated(text: bytes, line_start: int) -> bool:
     return words is not None and _negation_among(words)
 
 
+def _fence_cut_sentence_denies(text: bytes, start: int, end: int, depth: int) -> bool:
+    """Does the sentence that the bounded read of the line over a fenced block (``text[start:end]``,
+    256 bytes at most) starts inside of deny the block? Red team 129, F03: ``Never run this <247
+    bytes>.`` was read from ``run this``, its ``Never`` cut off. A later sentence of the read that
+    points at the block decides alone (:func:`_fence_instruction_negated` read it). Else the cut
+    sentence is found back to its start, in one pass (:data:`_FENCE_LAST_STOP`, within
+    :data:`_FENCE_LONG_LINE` bytes of its line), and read whole when it is 256 bytes at most (a
+    linear read: red team 128, F08); a longer one denies, failing closed, when it holds a denial
+    (:func:`_denial_words`) and points at the block (a word of :data:`_FENCE_POINTER_WORD`, or its
+    ``:``); and so does a line cut by that larger bound that holds either."""
+    window = text[start:end].lower()
+    stop = _FENCE_FIRST_STOP.search(window)
+    if stop is not None:
+        rest = window[stop.end():].replace(b"\xe2\x80\x99", b"'")
+        rest = _FENCE_BRACKETED.sub(b" ", rest)
+        for piece in _FENCE_SENTENCE.finditer(rest):
+            if not piece.group().rstrip(b" \t*_").endswith(b"?") and _fence_act_pointed(
+                    rest, piece.start(), piece.end(), _FENCE_POINTS_BELOW, True) is not None:
+                return False  # (a whole sentence after it points at the block: it was read)
+    cut_end = start + (stop.end() if stop is not None else len(window))
+    lo = max(start - _FENCE_LONG_LINE, 0)
+    newline = text.rfind(b"\n", lo, start)
+    line_start = newline + 1 if newline >= 0 else lo
+    last = _FENCE_LAST_STOP.match(text, line_start, start)
+    begin = last.end() if last is not None else line_start
+    sentence = text[begin:cut_end].replace(b"\r\n", b" ").replace(b"\n", b" ").lower()
+    if len(sentence) <= 256:
+        return _fence_instruction_negated(sentence, _FENCE_POINTER_BELOW, depth)
+    denied = bool(_denial_words(sentence, 0, len(sentence)))
+    pointed = _FENCE_POINTER_WORD.search(sentence) is not None or (
+        stop is None and text[start:end].rstrip(b" \t*_").endswith(b":"))
+    if newline < 0 and last is None and lo > 0:
+        return denied or pointed  # (cut by the larger bound too: its start unread, fail closed)
+    return denied and pointed
+
+
+# a sentence's end in the bounded read of the line over a fenced block, and the last one before it
+# (:func:`_fence_cut_sentence_denies`; one character each side, so a run of dots is read once)
+_FENCE_FIRST_STOP = re.compile(rb"[.!?;][ \t*_)\]]")
+_FENCE_LAST_STOP = re.compile(rb".*[.!?;][ \t*_)\]]", re.DOTALL)
+# the most bytes of a line read back to the start of a sentence the bounded read cuts
+_FENCE_LONG_LINE = 65536
+# a word that points at a fenced block below (:data:`_FENCE_POINTS_BELOW`, "what follows")
+_FENCE_POINTER_WORD = re.compile(rb"(?<![0-9a-z_'-])(?:this|these|following|follows|follow|below|next|it|them)"
+                                 rb"(?![0-9a-z_'-])")
+
+
 def _header_words(text: bytes, line_start: int, *, proper: bool = False) -> list[bytes] | None:
     """The first words (at most 8) of the last sentence of the header over the list whose item
     line starts at ``line_start`` (:func:`_header_negated`), or None: no header, or one that
@@ -12202,6 +12249,9 @@ def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
             # (or a sentence ending in "." that points at the fence: "Never run this.", "Do not
             # run the following.": red team 123, F11, read as governing nothing)
             if _fence_instruction_negated(line, _FENCE_POINTER_BELOW, depth):
+                return True
+            # (a read that starts within a sentence: its start is read too, red team 129, F03)
+            if start > 0 and text[start - 1] != 0x0A and _fence_cut_sentence_denies(text, start, end, depth):
                 return True
         return _fence_denied_after(text, at, fence.group(), depth)
     if depth < _LIST_ITEMS and (first := _fenced_line_start(text, at)) is not None and _clause_negated_before(
