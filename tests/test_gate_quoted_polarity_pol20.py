@@ -67,3 +67,46 @@ def test_a_cut_sentence_is_read_in_bounded_work(monkeypatch):
     _refused("Never run this " + " ".join([_LONG] * 40) + ".\n" + FENCE)
     _refused("Note. Never run this " + _LONG[:200] + ". " + _EXPLAINED + "\n" + FENCE)
     assert read and max(read) <= 256, max(read)
+
+
+# red team 129, F15: a hyphenated act ("re-run") was two words to the necessity rule, so "No need
+# to re-run that." ended in "to re run" and denied the block; "needn't" right before the act too
+@pytest.mark.parametrize("source", [
+    FENCE + "No need to re-run that.\n", FENCE + "You needn't re-run that.\n",
+    "No need to re-run this; once is enough:\n" + FENCE, "You don't need to re-run this.\n" + FENCE,
+    FENCE + "You needn't run that again.\n", "You need not run this again.\n" + FENCE])
+def test_a_necessity_denied_of_a_hyphenated_act_is_accepted(source):
+    assert_accepted(_summarize(source))
+
+
+@pytest.mark.parametrize("source", [
+    "Never re-run this.\n" + FENCE, FENCE + "Never re-run the above.\n", "It's unsafe to re-run this.\n" + FENCE,
+    "You need to never re-run this.\n" + FENCE, "Don't re-run this.\n" + FENCE,
+    "You needn't run that, never run it.\n" + FENCE])
+def test_a_denial_of_a_hyphenated_act_still_denies(source):
+    _refused(source)
+
+
+# red team 129, F11: a "No." answering a question about a harm, a need or an effect of the act
+# was read as forbidding it; the act must be the question's main verb
+@pytest.mark.parametrize("source", [
+    "Is it risky to run this? No.\n" + FENCE, "Should you worry about running this? No.\n" + FENCE,
+    "Does running this need a VPN? No.\n" + FENCE, "Will running this restart the db? No.\n" + FENCE,
+    FENCE + "Did that break anything? No.\n", FENCE + "Will running that restart the db? Never.\n",
+    "Does this need root? No.\n" + FENCE, "Do I need to run this? No, it is optional:\n" + FENCE,
+    "Is running this risky? No.\n" + FENCE, "Does this need to be run as root? No.\n" + FENCE,
+    "Is it dangerous to run this? No.\n" + FENCE, FENCE + "Did you run that? No.\n"])
+def test_a_denial_answering_a_question_about_the_act_is_accepted(source):
+    assert_accepted(_summarize(source))
+
+
+@pytest.mark.parametrize("source", [
+    "Run this? Never.\n" + FENCE, "Should you run this? No.\n" + FENCE, "Run this on prod? Absolutely not.\n" + FENCE,
+    FENCE + "Should you run the above? Never.\n", "Is it safe to run this? No.\n" + FENCE,
+    "Is running this safe? No.\n" + FENCE, "Running this on prod? No.\n" + FENCE, "Should this be run? No.\n" + FENCE,
+    "Can I run this? No.\n" + FENCE, "Should anyone ever run this? No.\n" + FENCE,
+    "Would it be wise to run this? No.\n" + FENCE, "Is it OK to run the following? Never.\n" + FENCE,
+    "Can this be run on prod? No.\n" + FENCE, FENCE + "Is running that allowed? No.\n",
+    "Am I allowed to run this? No.\n" + FENCE])
+def test_a_denial_answering_a_question_that_asks_for_the_act_denies_it(source):
+    _refused(source)

@@ -12484,8 +12484,9 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
         if piece.group().rstrip(b" \t*_").endswith(b"?"):
             # (a question answered by a denial denies: "Run this? Never.", "Should you run the
             # above? No.": red team 128, F03)
-            if k + 1 < len(pieces) and _FENCE_ANSWER_NO.fullmatch(pieces[k + 1].group()) is not None and \
-                    _fence_act_pointed(text, piece.start(), piece.end(), points, below) is not None:
+            if k + 1 < len(pieces) and _FENCE_ANSWER_NO.fullmatch(pieces[k + 1].group()) is not None and (
+                    asked := _fence_act_pointed(text, piece.start(), piece.end(), points, below)) is not None \
+                    and _fence_question_asks_act(text, piece.start(), piece.end(), asked):
                 return True
             continue  # (a question asks nothing of the block: "Why not run the above?")
         found = _fence_act_pointed(text, piece.start(), piece.end(), points, below)
@@ -12495,8 +12496,10 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
         if limited:
             return False  # (a limit, no prohibition: "Never run this twice.")
         clause = text[:verb_end]
-        # (the words of the verb's own sentence, read for a report or a harm denied)
-        words = _words_of_clause(clause[piece.start():])
+        # (the words of the verb's own sentence, read for a report or a harm denied; a hyphenated
+        # verb one word, its last part, as :func:`_fence_act_pointed` read it: red team 129, F15,
+        # "No need to re-run that." ended in "to re run", no necessity denied before "to")
+        words = _fence_words_to_verb(text, piece.start(), verb_end)
         if _fence_act_reported(verb, words) or (_fence_harm_denied(words) and not (
                 words[-2:-1] == [b"by"] and words[0] in (b"don't", b"never", b"do"))):
             return False  # (a harm forbidden of the act is a prohibition: "Don't hurt prod by running this.", red team 128, F03)
@@ -12506,6 +12509,8 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
             return False  # (a necessity denied: "This need not be run on macOS.")
         if len(words) > 2 and words[-2] == b"to" and _necessity_denied(words[:-2]):
             return False  # (and before "to" and the act: "You don't need to run this as root.", red team 128, F10)
+        if len(words) > 1 and (words[-2] in (b"needn't", b"neednt") or words[-3:-1] == [b"need", b"not"]):
+            return False  # (and right before the act: "You needn't re-run that.", red team 129, F15)
         if len(words) > 2 and words[-2] == b"to" and any(w in _FENCE_UNWISE for w in words[:-2]):
             # (an act judged unwise before it: "It's unsafe to run this.", "It would be wrong to
             # run this.": red team 128, F03; "It's not dangerous to run this." is no denial)
@@ -12528,6 +12533,63 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
             return any(w in _BARE_NOT or _negation_words(w, 0, len(w)) for w in words[:-1])
         return any(w in _FENCE_NOBODY or (w == b"no" and words[k + 1:k + 2] == [b"one"]) for k, w in enumerate(words))
     return False
+
+
+def _fence_words_to_verb(text: bytes, lo: int, verb_end: int) -> list[bytes]:
+    """The words of ``text[lo:verb_end]`` (:func:`_words_of_clause`), a sentence up to the act
+    :func:`_fence_act_pointed` found, a hyphenated verb one word, its last part, as that read it
+    (red team 129, F15: "No need to re-run that." ended in "to re run", no necessity denied
+    before "to")."""
+    head = verb_end
+    while head > lo and (0x61 <= text[head - 1] <= 0x7A or 0x30 <= text[head - 1] <= 0x39 or text[head - 1] in b"'-"):
+        head -= 1
+    if b"-" in text[head:verb_end]:
+        return _words_of_clause(text[lo:head]) + [text[head:verb_end].rpartition(b"-")[2]]
+    return _words_of_clause(text[lo:verb_end])
+
+
+def _fence_question_asks_act(text: bytes, lo: int, hi: int, found: tuple[bytes, int, bool, bool]) -> bool:
+    """Does the question ``text[lo:hi]`` (its act ``found`` by :func:`_fence_act_pointed`) ask
+    for the act itself, so that a denial answering it alone denies the block (``Run this?
+    Never.``, ``Should you run the above? No.``, ``Is it safe to run this? No.``, ``Is running
+    this OK? No.``, ``Should this be run? No.``)? Red team 129, F11: a "No." that answers a
+    question of a harm, a need or an effect of the act was read so (``Is it risky to run this?
+    No.``, ``Should you worry about running this? No.``, ``Does running this need a VPN? No.``,
+    ``Did that break anything? No.``). The act must be the question's main verb: only an
+    auxiliary, a subject and adverbs (:data:`_FENCE_ASKING`) before it, or ``to`` after a word
+    that allows it (:data:`_FENCE_GERUND_GOOD`); a gerund subject asks when a word that allows
+    it follows, or nothing judges it (``Running this on prod? No.``); a passive when its
+    subject has only such words before it."""
+    verb, verb_end, _, passive = found
+    words = _fence_words_to_verb(text, lo, verb_end)
+    before = words[:-1]
+    if verb in _IRREGULAR_ACTS:
+        return False  # (a report asked: "Did that break anything? No.")
+    if passive:
+        before = [w for w in before if w not in _FENCE_POINTS_BELOW and w not in _FENCE_POINTS_ABOVE
+                  and w not in _FENCE_NOUNS and w not in (b"the", b"be", b"any", b"of", b"all")]
+        return all(w in _FENCE_ASKING for w in before)
+    if before and before[-1] == b"to":
+        return any(w in _FENCE_GERUND_GOOD or w == b"good" for w in before)  # ("Is it safe to run this? No.")
+    if not all(w in _FENCE_ASKING for w in before):
+        return False  # (another verb asked of: "Should you worry about running this? No.")
+    if verb.endswith(b"ing"):
+        judged = _words_of_clause(text[verb_end:hi])
+        if any(w in _FENCE_GERUND_GOOD or w == b"good" for w in judged):
+            return True  # ("Is running this safe? No.")
+        # (a gerund the subject of another verb or judged otherwise: "Does running this need a
+        # VPN? No.", "Will running this restart the db? No."; alone, it asks: "Running this? No.")
+        return not before and not any(w in _FENCE_GERUND_BAD or w in _FENCE_NEED for w in judged)
+    return True
+
+
+# the words that may stand before the act of a question that asks for it (:func:`_fence_question_asks_act`):
+# auxiliaries of a request (not those of a report: "did", "has", "was"), subjects, adverbs
+_FENCE_ASKING = frozenset((b"should", b"shall", b"can", b"could", b"may", b"might", b"must", b"will", b"would", b"do",
+                           b"does", b"is", b"are", b"i", b"you", b"we", b"they", b"he", b"she", b"one", b"anyone",
+                           b"anybody", b"someone", b"somebody", b"everyone", b"people", b"users", b"ever", b"really",
+                           b"just", b"also", b"still", b"so", b"then", b"and", b"ok", b"okay", b"please", b"actually",
+                           b"now", b"even", b"safely", b"go", b"ahead", b"simply", b"blindly", b"i'd", b"we'd"))
 
 
 def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
