@@ -110,3 +110,27 @@ def test_a_denial_answering_a_question_about_the_act_is_accepted(source):
     "Am I allowed to run this? No.\n" + FENCE])
 def test_a_denial_answering_a_question_that_asks_for_the_act_denies_it(source):
     _refused(source)
+
+
+# red team 129, F12 and F07 (the gerund shapes): an act as the subject was judged by any negation
+# after it, so a later, unrelated one flipped the word judging it; each judging word is read with
+# the negation right before it
+@pytest.mark.parametrize("source", [
+    "Running the following is safe, it never deletes data.\n" + FENCE, "Running this is recommended, not optional.\n" + FENCE,
+    "Running this is allowed even if you are not an admin.\n" + FENCE,
+    "Running these is fine unless you're not on the VPN.\n" + FENCE, "Running this is not at all risky.\n" + FENCE,
+    "Running this is safe; it is not destructive.\n" + FENCE, "Running this is not that dangerous.\n" + FENCE,
+    FENCE + "Running that is fine, nothing breaks.\n", "Running this is not only safe but recommended.\n" + FENCE])
+def test_an_act_judged_safe_with_an_unrelated_negation_is_accepted(source):
+    assert_accepted(_summarize(source))
+
+
+@pytest.mark.parametrize("source", [
+    "Running this isn't safe.\n" + FENCE, "Running this is never safe.\n" + FENCE,
+    "Running this is not really safe.\n" + FENCE, "Running this is neither safe nor allowed.\n" + FENCE,
+    "Running this is no longer allowed.\n" + FENCE, "Running this is not recommended.\n" + FENCE,
+    "Running this is not only dangerous but forbidden.\n" + FENCE, "Running this is forbidden, not optional.\n" + FENCE,
+    "Running this is destructive and not reversible.\n" + FENCE, "Running this is safe but not recommended.\n" + FENCE,
+    "Running this is not dangerous but it is not allowed either.\n" + FENCE])
+def test_an_act_judged_unsafe_or_denied_an_allowance_is_denied(source):
+    _refused(source)

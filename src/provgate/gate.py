@@ -12518,12 +12518,15 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
         if len(words) == 1 and verb.endswith(b"ing"):
             # (the act as the subject, judged after the pointer: "Running this is not allowed.",
             # "Running the following is forbidden.": red team 128, F03, read as governing nothing)
+            # (each judging word by the negation right before it, adverbs passed: red team 129,
+            # F12, any negation after the pointer flipped it, "Running this is recommended, not
+            # optional." was refused and "Running this is forbidden, not optional." accepted; a
+            # word forbidding it, or one allowing it denied, denies it, failing closed)
             judged = _words_of_clause(text[verb_end:piece.end()])
-            denied = any(w in _BARE_NOT or w in (b"not", b"never") for w in judged)
-            if any(w in _FENCE_GERUND_BAD for w in judged):
-                return not denied
-            if any(w in _FENCE_GERUND_GOOD for w in judged):
-                return denied
+            judgements = [(w in _FENCE_GERUND_BAD) != _fence_judgement_denied(judged, j)
+                          for j, w in enumerate(judged) if w in _FENCE_GERUND_BAD or w in _FENCE_GERUND_GOOD]
+            if judgements:
+                return any(judgements)
         if _clause_negated_before(clause, len(clause), depth + 1):
             return True
         # (a passive's negation may stand before its subject: "Under no circumstances should
@@ -12533,6 +12536,28 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
             return any(w in _BARE_NOT or _negation_words(w, 0, len(w)) for w in words[:-1])
         return any(w in _FENCE_NOBODY or (w == b"no" and words[k + 1:k + 2] == [b"one"]) for k, w in enumerate(words))
     return False
+
+
+def _fence_judgement_denied(words: list[bytes], j: int) -> bool:
+    """Does a negation stand right before ``words[j]``, a word judging an act (``is not allowed``,
+    ``isn't really safe``, ``is no longer permitted``, ``is neither safe nor allowed``), the
+    adverbs of :data:`_FENCE_JUDGED_ADVERBS` passed? ``not only`` denies nothing (``not only
+    dangerous but forbidden``)."""
+    k = j - 1
+    while k >= 0 and words[k] in _FENCE_JUDGED_ADVERBS:
+        k -= 1
+    if k < 0:
+        return False
+    w = words[k]
+    return w in (b"not", b"never", b"neither", b"nor", b"no", b"hardly") or w in _BARE_NOT or w.endswith(b"n't")
+
+
+# the adverbs between a negation and the word judging an act it denies (:func:`_fence_judgement_denied`)
+_FENCE_JUDGED_ADVERBS = frozenset((b"very", b"really", b"strictly", b"absolutely", b"totally", b"completely",
+                                   b"perfectly", b"generally", b"always", b"usually", b"entirely", b"quite", b"fully",
+                                   b"considered", b"deemed", b"at", b"all", b"ever", b"longer", b"be", b"being",
+                                   b"necessarily", b"exactly", b"particularly", b"officially", b"currently", b"yet",
+                                   b"even", b"remotely", b"so", b"too", b"that", b"actually", b"any"))
 
 
 def _fence_words_to_verb(text: bytes, lo: int, verb_end: int) -> list[bytes]:
