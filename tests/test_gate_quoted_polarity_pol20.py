@@ -134,3 +134,26 @@ def test_an_act_judged_safe_with_an_unrelated_negation_is_accepted(source):
     "Running this is not dangerous but it is not allowed either.\n" + FENCE])
 def test_an_act_judged_unsafe_or_denied_an_allowance_is_denied(source):
     _refused(source)
+
+
+# red team 129, F13: a line with no end mark over "run this:" (a heading, a list item, a condition)
+# was joined to it as one hard-wrapped sentence and lent it its negation; F07: a wrap that opens
+# upper-case or with a backtick, or spans three lines, was not joined
+@pytest.mark.parametrize("source", [
+    "Never commit secrets\nrun this to check:\n" + FENCE, "If the build is not green\nrun this:\n" + FENCE,
+    "Never deploy on Fridays\nrun this on Mondays:\n" + FENCE, "Don't panic\nrun this:\n" + FENCE,
+    "Never deploy on Fridays\nThe fix is below:\n" + FENCE, "When the tests are not passing\nrun this:\n" + FENCE,
+    "Never push to main\nRun this instead:\n" + FENCE, "Run the following on the production\ncluster.\n" + FENCE])
+def test_a_line_of_its_own_over_a_request_lends_it_no_negation(source):
+    assert_accepted(_summarize(source))
+
+
+@pytest.mark.parametrize("source", [
+    "Never run the following on the production\ncluster.\n" + FENCE,
+    "Never run the following on the production\nCluster.\n" + FENCE, "Never run the following on\n`prod-east`:\n" + FENCE,
+    "Do not,\nunder any circumstances,\nrun this:\n" + FENCE, "Do not, under any circumstances, run\nthis.\n" + FENCE,
+    "Under no circumstances\nrun this:\n" + FENCE, "You must never\nrun this:\n" + FENCE,
+    "It is forbidden to\nrun this:\n" + FENCE, "Never use sudo or\nrun this:\n" + FENCE,
+    "Nobody should ever\nrun this:\n" + FENCE, "Never let anyone\nrun this:\n" + FENCE])
+def test_a_denial_wrapped_over_lines_denies_the_block(source):
+    _refused(source)

@@ -12104,6 +12104,54 @@ def _header_negated(text: bytes, line_start: int) -> bool:
     return words is not None and _negation_among(words)
 
 
+def _fence_wrap_joins(prior: bytes, lower: bytes) -> bool:
+    """Is the line ``lower`` over a fenced block (and any lines joined to it) the end of a sentence
+    hard-wrapped from ``prior`` (lower-cased), the line over it, which has no end mark (red team 128,
+    F04: "Never run the following on the production" / "cluster.")? It is when ``prior`` ends in a
+    comma, a dash or a word that goes on (:data:`_FENCE_WRAP_GOES_ON`: "Do not," / "under any
+    circumstances," / "run this:", "You must never" / "run this:"), or when ``lower`` names no act
+    pointing at the block of its own. A line that does, opening lower-case, is a sentence of its
+    own under a ``prior`` that sets a condition or has a verb of its own (red team 129, F13:
+    "Never commit secrets" / "run this to check:", "If the build is not green" / "run this:");
+    one opening otherwise (a capital, a backtick) joins only when it holds no act and no word
+    pointing at the block ("Cluster.", "`prod-east`:"; "Never deploy on Fridays" / "The fix is
+    below:" stays apart)."""
+    words = _words_of_clause(prior)
+    if not words:
+        return False
+    if prior.rstrip(b" \t*_")[-1:] in (b",", b"-", b"(") or words[-1] in _FENCE_WRAP_GOES_ON \
+            or words[-1].endswith((b"n't", b"n\xe2\x80\x99t")):
+        return True
+    text = _FENCE_BRACKETED.sub(b" ", lower.lower().replace(b"\xe2\x80\x99", b"'"))
+    pointed = any(_fence_act_pointed(text, m.start(), m.end(), _FENCE_POINTS_BELOW, True) is not None
+                  for m in _FENCE_SENTENCE.finditer(text))
+    opening = lower.lstrip(b" \t")[:1]
+    if not (opening and 0x61 <= opening[0] <= 0x7A):
+        return not pointed and _FENCE_POINTER_WORD.search(text) is None and not any(
+            _act_stem(w.rpartition(b"-")[2]) in _FENCE_ACTS for w in _words_of_clause(text))
+    if not pointed:
+        return True
+    return not (words[0] in _FENCE_WRAP_CONDITIONS or any(
+        _act_stem(w.rpartition(b"-")[2]) in _FENCE_ACTS or w in _OWN_VERBS or w in _FENCE_WRAP_VERBS for w in words))
+
+
+# the last words of a line that go on to the next one (:func:`_fence_wrap_joins`): negations,
+# modals, subjects, joiners, prepositions, articles, adverbs
+_FENCE_WRAP_GOES_ON = frozenset((b"not", b"never", b"no", b"nobody", b"ever", b"even", b"just", b"please", b"must",
+                                 b"should", b"shall", b"may", b"can", b"cannot", b"will", b"would", b"could", b"do",
+                                 b"does", b"you", b"we", b"i", b"they", b"one", b"anyone", b"anybody", b"and", b"or",
+                                 b"nor", b"but", b"to", b"the", b"a", b"an", b"this", b"these", b"that", b"of",
+                                 b"for", b"from", b"in", b"on", b"at", b"by", b"with", b"into", b"onto", b"under",
+                                 b"any", b"all", b"circumstances", b"circumstance", b"case", b"account", b"time",
+                                 b"point", b"reason", b"way", b"also", b"still", b"really", b"absolutely", b"then",
+                                 b"dont", b"cant", b"wont", b"mustnt", b"shouldnt"))
+# the words that open a condition, and the verbs that give a line a clause of its own
+_FENCE_WRAP_CONDITIONS = frozenset((b"if", b"when", b"whenever", b"unless", b"once", b"while", b"until", b"before",
+                                    b"after", b"since", b"because", b"as"))
+_FENCE_WRAP_VERBS = frozenset((b"is", b"are", b"was", b"were", b"be", b"has", b"have", b"had", b"isn't", b"aren't",
+                               b"wasn't", b"fails", b"failed", b"breaks", b"broke", b"works"))
+
+
 def _fence_cut_sentence_denies(text: bytes, start: int, end: int, depth: int) -> bool:
     """Does the sentence that the bounded read of the line over a fenced block (``text[start:end]``,
     256 bytes at most) starts inside of deny the block? Red team 129, F03: ``Never run this <247
@@ -12235,12 +12283,20 @@ def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
             # (a hard-wrapped sentence: a line that opens lower-case under a line with no end mark
             # continues its sentence, "Never run the following on the production" / "cluster.":
             # red team 128, F04, the last line was read alone; one line more, as bounded)
-            if 0 < start < end and text[start - 1] == 0x0A and 0x61 <= text[start] <= 0x7A:
+            # (red team 129, F13 and F07: a line of its own with no end mark, "Never commit
+            # secrets" / "run this to check:", lent its negation; a wrap that opens upper-case,
+            # "... on the production" / "Cluster.", or spans three lines was not joined:
+            # :func:`_fence_wrap_joins`)
+            for _ in range(2):
+                if not (0 < start < end and text[start - 1] == 0x0A):
+                    break
                 above = max(text.rfind(b"\n", max(start - 257, 0), start - 1) + 1, start - 257, 0)
                 prior = text[above:start - 1].rstrip(b" \t\r")
-                if prior.strip() and prior[-1:] not in (b".", b"!", b"?", b":", b";") \
-                        and _FENCE_ANY_LINE.match(prior) is None:
-                    start = above
+                if not prior.strip() or prior[-1:] in (b".", b"!", b"?", b":", b";") \
+                        or _FENCE_ANY_LINE.match(prior) is not None \
+                        or not _fence_wrap_joins(prior.lower(), text[start:end]):
+                    break
+                start = above
             line = text[start:end].replace(b"\r\n", b" ").replace(b"\n", b" ").lower()
             # (a negation of a verb that governs something else, "You don't need sudo for this:",
             # "Don't worry about the warnings:", governs no command of the block: red team 119, F08)
