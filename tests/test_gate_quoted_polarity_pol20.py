@@ -157,3 +157,28 @@ def test_a_line_of_its_own_over_a_request_lends_it_no_negation(source):
     "Nobody should ever\nrun this:\n" + FENCE, "Never let anyone\nrun this:\n" + FENCE])
 def test_a_denial_wrapped_over_lines_denies_the_block(source):
     _refused(source)
+
+
+# red team 129, F09: a sentence apart from the block (not the one next to it) whose "that" /
+# "those" / "these" is the determiner of another noun denied the block
+_ASKED = "Run this:\n" + FENCE
+
+
+@pytest.mark.parametrize("source", [
+    _ASKED + "Then wait. Do not restart that service.\n", _ASKED + "Easy. Never commit those files.\n",
+    _ASKED + "OK. Don't delete that branch.\n", _ASKED + "Good. Never run that other script, though.\n",
+    _ASKED + "Finished. Don't deploy that old branch.\n", _ASKED + "Done! Never run the old one instead of that.\n",
+    _ASKED + "Done. Never push those changes to main.\n", "Do not commit these keys. To rotate them, run:\n" + FENCE])
+def test_a_sentence_apart_from_the_block_about_another_thing_is_accepted(source):
+    assert_accepted(_summarize(source))
+
+
+@pytest.mark.parametrize("source", [
+    FENCE + "It wipes prod. Never run that.\n", FENCE + "It wipes prod. Never run that again.\n",
+    FENCE + "Careful. Never run that on prod.\n", FENCE + "Careful. Never run those commands.\n",
+    FENCE + "Careful. Never run that thing.\n", FENCE + "Careful. That must never be run.\n",
+    FENCE + "Careful. Never run that blindly.\n", FENCE + "Careful. Never run that unless you are root.\n",
+    "Never run these commands. Here:\n" + FENCE, "Never run this on prod. Example:\n" + FENCE,
+    FENCE + "Never run the old one instead of that. Never run that either.\n"])
+def test_a_sentence_apart_from_the_block_pointing_at_it_still_denies(source):
+    _refused(source)

@@ -12545,7 +12545,10 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
                     and _fence_question_asks_act(text, piece.start(), piece.end(), asked):
                 return True
             continue  # (a question asks nothing of the block: "Why not run the above?")
-        found = _fence_act_pointed(text, piece.start(), piece.end(), points, below)
+        # (a sentence apart from the block, not the one next to it: "that service" names another
+        # thing, red team 129, F09: "Then wait. Do not restart that service." after the block)
+        apart = k > 0 if first else k + 1 < len(pieces)
+        found = _fence_act_pointed(text, piece.start(), piece.end(), points, below, determiners=apart)
         if found is None:
             continue  # (the last sentence pointing at the block: "Never run this. It wipes prod.")
         verb, verb_end, limited, _ = found
@@ -12674,12 +12677,13 @@ _FENCE_ASKING = frozenset((b"should", b"shall", b"can", b"could", b"may", b"migh
 
 
 def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
-                       below: bool) -> tuple[bytes, int, bool, bool] | None:
+                       below: bool, determiners: bool = False) -> tuple[bytes, int, bool, bool] | None:
     """The act of doing a sentence ``text[lo:hi]`` asks or denies of the fenced block it points
     at (:func:`_fence_instruction_negated`): its verb (a passive participle as its bare verb),
     the end of the verb in ``text``, whether a limit follows the pointer (``twice``), whether it
     is a passive; or None: no word points at the block with an act of doing before it in its
-    clause or a passive after it."""
+    clause or a passive after it. ``determiners``: a pointer right before a word naming another
+    thing (:func:`_fence_names_another`: ``that service``, ``those files``) points at none."""
     tokens = [(m.group(), m.start(), m.end()) for m in _FENCE_TOKEN.finditer(text, lo, hi)]
     for n in range(len(tokens) - 1, -1, -1):
         word = tokens[n][0]
@@ -12702,6 +12706,10 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
             j -= 1
         if j >= 0 and tokens[j][0] in _FENCE_NOT_OBJECT:
             continue  # (what is done before or after the block is another act: "Nothing else needs to run before this.")
+        if j > 0 and tokens[j][0] == b"of" and tokens[j - 1][0] == b"instead":
+            continue  # (the block set aside: "Never run the old one instead of that.", red team 129, F09)
+        if determiners and not named and n + 1 < len(tokens) and _fence_names_another(tokens[n + 1][0]):
+            continue
         if j >= 0 and tokens[j][0] in _FENCE_PREPOSITIONS and not named and n + 1 < len(tokens) \
                 and tokens[n + 1][0][:1].isalpha():
             # (the object of a preposition, a word naming another thing after the pointer, names
@@ -12752,6 +12760,34 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
             if _act_stem(verb) in _FENCE_ACTS:
                 return verb, tokens[j][2], limited, True
     return None
+
+
+def _fence_names_another(word: bytes) -> bool:
+    """Is ``word``, right after a word pointing at a fenced block (``that``), a noun naming another
+    thing, so that the pointer is its determiner (``that service``, ``those files``, ``that other
+    script``)? Not a word of the block (:data:`_FENCE_NOUNS`, :data:`_FENCE_GENERIC`), nor one that
+    may follow the block as the object (an adverb, a preposition, a joiner, an auxiliary:
+    :data:`_FENCE_AFTER_OBJECT`, a word in -ly or -n't)."""
+    return word[:1].isalpha() and word not in _FENCE_NOUNS and word not in _FENCE_GENERIC \
+        and word not in _FENCE_AFTER_OBJECT and word not in _FENCE_PREPOSITIONS and word not in _FENCE_NOT_OBJECT \
+        and word not in _FENCE_POINTS_BELOW and word not in _FENCE_POINTS_ABOVE \
+        and not word.endswith((b"ly", b"n't")) and word not in _SUBJECT_OF
+
+
+# the words that name a fenced block as its nouns do (:func:`_fence_names_another`)
+_FENCE_GENERIC = frozenset((b"thing", b"things", b"stuff", b"example", b"examples", b"invocation", b"incantation",
+                            b"fix", b"workaround", b"hack", b"trick", b"recipe", b"version", b"form", b"sequence",
+                            b"output", b"text", b"content", b"contents", b"file", b"program", b"binary", b"tool",
+                            b"query", b"sql", b"statement", b"migration", b"playbook", b"job", b"task", b"target",
+                            b"instruction", b"instructions", b"cmd", b"cmds", b"shell", b"oneliner", b"one-liner"))
+# the words after the object of an act that are no noun (:func:`_fence_names_another`)
+_FENCE_AFTER_OBJECT = frozenset((b"of", b"as", b"again", b"ever", b"yet", b"now", b"here", b"there", b"today",
+                                 b"tonight", b"twice", b"once", b"first", b"either", b"please", b"and", b"or", b"nor",
+                                 b"but", b"if", b"when", b"whenever", b"unless", b"while", b"because", b"since", b"so",
+                                 b"too", b"also", b"anywhere", b"instead", b"verbatim", b"as-is", b"alone", b"yourself",
+                                 b"itself", b"blind", b"either", b"at", b"all", b"ever", b"under", b"without", b"then",
+                                 b"need", b"needs", b"be", b"being", b"been", b"not", b"never", b"cannot", b"shall",
+                                 b"might", b"manually", b"again", b"later", b"anymore", b"whatsoever", b"until"))
 
 
 # the words after "do" that make it an auxiliary, not the act pointing at a fenced block: a
