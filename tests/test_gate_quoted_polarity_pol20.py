@@ -182,3 +182,26 @@ def test_a_sentence_apart_from_the_block_about_another_thing_is_accepted(source)
     FENCE + "Never run the old one instead of that. Never run that either.\n"])
 def test_a_sentence_apart_from_the_block_pointing_at_it_still_denies(source):
     _refused(source)
+
+
+# red team 129, F01's two remaining limits: a pointer opening a clause of its own after a comma
+# took an act of the clause before it ("dry-run"), and a denied necessity freed an act that a
+# later clause of the sentence denies
+@pytest.mark.parametrize("source", [
+    "Since it has no dry-run mode, this must never be run.\n" + FENCE,
+    FENCE + "That need not be run, and must never be run.\n",
+    "Since it has side effects, this must never be run!\n" + FENCE,
+    "Since it has no undo, this should not be executed.\n" + FENCE,
+    "This need not be run, and should never be run.\n" + FENCE,
+    "You don't need to run this, and must never run it.\n" + FENCE,
+    FENCE + "You needn't re-run that, and must never re-run it.\n"])
+def test_a_denial_in_a_clause_of_its_own_after_a_necessity_or_a_comma_denies(source):
+    _refused(source)
+
+
+@pytest.mark.parametrize("source", [
+    "This need not be run on macOS.\n" + FENCE, FENCE + "That need not be run again.\n",
+    "Since it is idempotent, this can be run twice.\n" + FENCE, "Since it is safe, run this.\n" + FENCE,
+    "This need not be run, and can be run at any time.\n" + FENCE, "If it fails, this can be run again.\n" + FENCE])
+def test_a_necessity_denied_with_no_later_denial_is_accepted(source):
+    assert_accepted(_summarize(source))

@@ -12564,12 +12564,14 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
             return False  # (a harm forbidden of the act is a prohibition: "Don't hurt prod by running this.", red team 128, F03)
         if _negates_another_verb(words):
             return False
-        if found[3] and _necessity_denied(words):
-            return False  # (a necessity denied: "This need not be run on macOS.")
-        if len(words) > 2 and words[-2] == b"to" and _necessity_denied(words[:-2]):
-            return False  # (and before "to" and the act: "You don't need to run this as root.", red team 128, F10)
-        if len(words) > 1 and (words[-2] in (b"needn't", b"neednt") or words[-3:-1] == [b"need", b"not"]):
-            return False  # (and right before the act: "You needn't re-run that.", red team 129, F15)
+        if (found[3] and _necessity_denied(words)) or (
+                len(words) > 2 and words[-2] == b"to" and _necessity_denied(words[:-2])) or (
+                len(words) > 1 and (words[-2] in (b"needn't", b"neednt") or words[-3:-1] == [b"need", b"not"])):
+            # (a necessity denied: "This need not be run on macOS."; before "to" and the act: "You
+            # don't need to run this as root.", red team 128, F10; right before it: "You needn't
+            # re-run that.", red team 129, F15), unless a later clause denies the act: "That need
+            # not be run, and must never be run." (red team 129, F01)
+            return _fence_later_denial(text, verb_end, piece.end())
         if len(words) > 2 and words[-2] == b"to" and any(w in _FENCE_UNWISE for w in words[:-2]):
             # (an act judged unwise before it: "It's unsafe to run this.", "It would be wrong to
             # run this.": red team 128, F03; "It's not dangerous to run this." is no denial)
@@ -12594,6 +12596,22 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
         if found[3]:
             return any(w in _BARE_NOT or _negation_words(w, 0, len(w)) for w in words[:-1])
         return any(w in _FENCE_NOBODY or (w == b"no" and words[k + 1:k + 2] == [b"one"]) for k, w in enumerate(words))
+    return False
+
+
+def _fence_later_denial(text: bytes, verb_end: int, hi: int) -> bool:
+    """Does an act of :data:`_FENCE_ACTS` after ``text[verb_end]`` in the sentence (up to ``hi``)
+    have a negation among the four words before it (``That need not be run, and must never be
+    run.``, ``You don't need to run this, and never run it as root.``): a later clause denying the
+    act a denied necessity freed (red team 129, F01)?"""
+    words = _words_of_clause(text[verb_end:hi])
+    for i, w in enumerate(words):
+        v = w.rpartition(b"-")[2]
+        if (_act_stem(v) in _FENCE_ACTS or (v.endswith(b"ed") and (
+                _act_stem(v[:-1]) in _FENCE_ACTS or _act_stem(v[:-2]) in _FENCE_ACTS))) and any(
+                x in _BARE_NOT or x in (b"not", b"never", b"nobody", b"no") or x.endswith(b"n't")
+                for x in words[max(i - 4, 0):i]):
+            return True
     return False
 
 
@@ -12737,8 +12755,10 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
             if not w[:1].isalnum():
                 # (a list of verbs read past its commas: "Never run, edit or share this.", "Don't
                 # run, or even paste, this.": red team 128, F03, the comma ended the walk)
-                if w == b"," and (j == n - 1 or joined or tokens[j + 1][0] in (b"or", b"nor", b"and")):
-                    continue
+                if w == b"," and (j == n - 1 or joined or tokens[j + 1][0] in (b"or", b"nor", b"and")) and not (
+                        j == n - 1 and n + 1 < len(tokens) and tokens[n + 1][0] in _SUBJECT_OF):
+                    continue  # (not a pointer that opens a clause of its own: "Since it has no dry-run
+                    # mode, this must never be run.", red team 129, F01, took "dry-run" for its act)
                 break
             if j > 0 and w.endswith(b"ing") and tokens[j - 1][0] in _FENCE_NOT_OBJECT:
                 break  # (an act before or after another: "Nobody has had issues after running this.": red team 128, F09)
