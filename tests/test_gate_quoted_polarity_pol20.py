@@ -205,3 +205,22 @@ def test_a_denial_in_a_clause_of_its_own_after_a_necessity_or_a_comma_denies(sou
     "This need not be run, and can be run at any time.\n" + FENCE, "If it fails, this can be run again.\n" + FENCE])
 def test_a_necessity_denied_with_no_later_denial_is_accepted(source):
     assert_accepted(_summarize(source))
+
+
+# red team 129, F07: "do" before adverbs alone and the pointer, "pipe" and "eval" as acts, and an
+# act judged unwise read by the negation right before each judging word
+@pytest.mark.parametrize("source", [
+    "Don't do even this.\n" + FENCE, "Never pipe this to a shell.\n" + FENCE, FENCE + "Never pipe that into bash.\n",
+    "Never eval this.\n" + FENCE, "It is dangerous, not to mention stupid, to run this.\n" + FENCE,
+    "It is risky and not wise to run this.\n" + FENCE, "Don't ever do this.\n" + FENCE])
+def test_the_shapes_of_red_team_129_f07_deny_the_block(source):
+    _refused(source)
+
+
+@pytest.mark.parametrize("source", [
+    "It's not dangerous to run this.\n" + FENCE, "It isn't risky to run this.\n" + FENCE,
+    "It is never wrong to run this.\n" + FENCE, "It would not be dangerous to run this.\n" + FENCE,
+    "Pipe this to a shell.\n" + FENCE, "Do even this.\n" + FENCE, "Do you even need this? Yes:\n" + FENCE,
+    "Don't worry, it is not dangerous to run this.\n" + FENCE])
+def test_the_requests_shaped_as_red_team_129_f07_are_accepted(source):
+    assert_accepted(_summarize(source))

@@ -12575,7 +12575,9 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
         if len(words) > 2 and words[-2] == b"to" and any(w in _FENCE_UNWISE for w in words[:-2]):
             # (an act judged unwise before it: "It's unsafe to run this.", "It would be wrong to
             # run this.": red team 128, F03; "It's not dangerous to run this." is no denial)
-            return not any(w in _BARE_NOT or w in (b"not", b"never") for w in words[:-2])
+            # (each such word by the negation right before it: red team 129, F07, "It is dangerous,
+            # not to mention stupid, to run this." was freed by any "not" before "to")
+            return any(w in _FENCE_UNWISE and not _fence_judgement_denied(words, i) for i, w in enumerate(words[:-2]))
         if len(words) == 1 and verb.endswith(b"ing"):
             # (the act as the subject, judged after the pointer: "Running this is not allowed.",
             # "Running the following is forbidden.": red team 128, F03, read as governing nothing)
@@ -12762,7 +12764,10 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
                 break
             if j > 0 and w.endswith(b"ing") and tokens[j - 1][0] in _FENCE_NOT_OBJECT:
                 break  # (an act before or after another: "Nobody has had issues after running this.": red team 128, F09)
-            if w in (b"do", b"does", b"did", b"done", b"doing") and tokens[j + 1][0] in _FENCE_DO_AUXILIARY:
+            if w in (b"do", b"does", b"did", b"done", b"doing") and tokens[j + 1][0] in _FENCE_DO_AUXILIARY and not all(
+                    tokens[i][0] in _FENCE_DO_ADVERBS for i in range(j + 1, n)):
+                # (adverbs alone between it and the pointer leave it the act: "Don't do even this.",
+                # red team 129, F07)
                 continue  # (an auxiliary: "did not expect that"; "don't do this", "don't do the following" is the act)
             # (a hyphenated verb is its last part: "re-run", "force-push", "copy-paste", "dry-run":
             # red team 128, F01, read as no act)
@@ -12816,6 +12821,8 @@ _FENCE_AFTER_OBJECT = frozenset((b"of", b"as", b"again", b"ever", b"yet", b"now"
 # following." denied nothing; fail closed, any other word after it makes it the act)
 _FENCE_DO_AUXILIARY = frozenset((b"not", b"never", b"i", b"you", b"we", b"they", b"he", b"she", b"ever",
                                  b"really", b"just", b"actually", b"even", b"also", b"still", b"always", b"so"))
+# the adverbs of those, which leave "do" the act when they alone stand before the pointer
+_FENCE_DO_ADVERBS = frozenset((b"ever", b"really", b"just", b"actually", b"even", b"also", b"still", b"always"))
 # the subjects that deny the act of every one (:func:`_fence_instruction_negated`)
 _FENCE_NOBODY = frozenset((b"nobody", b"noone", b"no-one", b"none"))
 # the words pointing at the fenced block below a sentence or above it (:func:`_fence_act_pointed`)
@@ -13873,7 +13880,9 @@ def _act_stem(verb: bytes) -> bytes:
 _IRREGULAR_ACTS = {b"ran": b"run", b"did": b"do", b"made": b"make", b"built": b"build", b"began": b"begin",
                    b"wrote": b"write", b"went": b"go", b"gave": b"give", b"took": b"take"}
 # the acts a sentence pointing at a fenced block asks or denies (:func:`_act_stem` of each)
-_FENCE_ACTS = frozenset(_act_stem(verb) for verb in _STEPS | _DOING | {b"paste", b"type", b"enter", b"copy", b"do"})
+_FENCE_ACTS = frozenset(_act_stem(verb) for verb in _STEPS | _DOING | {b"paste", b"type", b"enter", b"copy", b"do",
+                                                                      # (red team 129, F07: "Never pipe this to a shell.")
+                                                                      b"pipe", b"eval"})
 
 
 # an attempt, then a verb (or its -ing form), then the quotation's opening marks, at the end of
