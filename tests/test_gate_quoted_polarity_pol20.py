@@ -224,3 +224,21 @@ def test_the_shapes_of_red_team_129_f07_deny_the_block(source):
     "Don't worry, it is not dangerous to run this.\n" + FENCE])
 def test_the_requests_shaped_as_red_team_129_f07_are_accepted(source):
     assert_accepted(_summarize(source))
+
+
+# red team 129, F04 (its differential's shapes left on main): a pointer alone after a preposition
+# with an adverbial after it ("in this as root", "in this at all") was read as another thing
+@pytest.mark.parametrize("source", [
+    "In prod, never run anything in this as root.\n" + FENCE, "Never run anything in this at all\n" + FENCE,
+    "Never run anything in this for any reason\n" + FENCE, "Whatever you do, never run anything in this on prod!\n" + FENCE,
+    "Please never run anything in this without review.\n" + FENCE, FENCE + "In prod, never run anything in this as root.\n"])
+def test_a_pointer_alone_after_a_preposition_before_an_adverbial_is_the_block(source):
+    _refused(source)
+
+
+@pytest.mark.parametrize("source", [
+    "Never run tests on this branch.\n" + FENCE, "Do not deploy from this laptop.\n" + FENCE,
+    "Never push to main in this repo.\n" + FENCE, "No need to use Docker for this.\n" + FENCE,
+    "Don't run tests in this repo as root; run:\n" + FENCE])
+def test_a_pointer_before_another_thing_after_a_preposition_is_accepted(source):
+    assert_accepted(_summarize(source))

@@ -12731,13 +12731,15 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
         if determiners and not named and n + 1 < len(tokens) and _fence_names_another(tokens[n + 1][0]):
             continue
         if j >= 0 and tokens[j][0] in _FENCE_PREPOSITIONS and not named and n + 1 < len(tokens) \
-                and tokens[n + 1][0][:1].isalpha():
+                and _fence_names_another(tokens[n + 1][0]):
             # (the object of a preposition, a word naming another thing after the pointer, names
             # where or with what the act is done, not what is done: "Never run tests on this
             # branch.", "Do not deploy from this laptop.": red team 128, F11; a noun of the block
             # still points: "Never run the commands in this block."; and so does the pointer
             # alone: "Do not run anything in this.", "Never run anything from the above." (red
-            # team 129, F04), so "Don't use sudo for this." denies the block, failing closed)
+            # team 129, F04), so "Don't use sudo for this." denies the block, failing closed; and
+            # so does one before an adverbial, "Never run anything in this as root.", "... in this
+            # at all" (red team 129's differential: any word after it was read as another thing)
             continue
         # (a limit in the pointer's own clause: "Never run this twice."; "Never run this, think
         # twice." is none, red team 128, F03)
