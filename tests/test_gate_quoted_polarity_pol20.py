@@ -242,3 +242,31 @@ def test_a_pointer_alone_after_a_preposition_before_an_adverbial_is_the_block(so
     "Don't run tests in this repo as root; run:\n" + FENCE])
 def test_a_pointer_before_another_thing_after_a_preposition_is_accepted(source):
     assert_accepted(_summarize(source))
+
+
+# the fixes above checked for the lies they could free (each refused on main before them): a
+# question of unknown shape still asks, a negation before a judging word with an aside between
+# denies, a warning's noun after "that" is the block, a long sentence judging the act unwise is
+# read, and a pointer after a comma takes the act before it unless a passive follows
+@pytest.mark.parametrize("source", [
+    "Should you ever, under any circumstances, run this? No.\n" + FENCE, "Is it okay if I run this? No.\n" + FENCE,
+    "Do you want to run this? Never.\n" + FENCE, "Could we perhaps run this? No.\n" + FENCE,
+    "Running this is not, under any circumstances, allowed.\n" + FENCE,
+    "Running this is not something that is allowed.\n" + FENCE, FENCE + "It wipes prod. Never run that crap.\n",
+    FENCE + "It wipes prod. Never run that garbage.\n", "It is dangerous to run this " + _LONG + ".\n" + FENCE,
+    "Running this " + _LONG + " is forbidden.\n" + FENCE, "Do not run, this is dangerous:\n" + FENCE,
+    "Do not run, this wipes prod.\n" + FENCE])
+def test_the_lies_the_red_team_129_fixes_could_free_are_refused(source):
+    _refused(source)
+
+
+@pytest.mark.parametrize("source", [
+    "Running this is not dangerous, and is safe.\n" + FENCE, "Do you mind running this? No.\n" + FENCE,
+    "Is it a problem to run this? No.\n" + FENCE, "Will anything break if I run this? No.\n" + FENCE])
+def test_the_honest_lines_near_those_lies_are_accepted(source):
+    assert_accepted(_summarize(source))
+
+
+def test_the_unwise_words_of_a_long_sentence_are_the_reader_s():
+    words = gate_module._FENCE_UNWISE_WORD.pattern.split(b"(?:", 1)[1].split(b")", 1)[0].split(b"|")
+    assert set(words) == set(gate_module._FENCE_UNWISE)

@@ -12180,7 +12180,7 @@ def _fence_cut_sentence_denies(text: bytes, start: int, end: int, depth: int) ->
     sentence = text[begin:cut_end].replace(b"\r\n", b" ").replace(b"\n", b" ").lower()
     if len(sentence) <= 256:
         return _fence_instruction_negated(sentence, _FENCE_POINTER_BELOW, depth)
-    denied = bool(_denial_words(sentence, 0, len(sentence)))
+    denied = bool(_denial_words(sentence, 0, len(sentence))) or _FENCE_UNWISE_WORD.search(sentence) is not None
     pointed = _FENCE_POINTER_WORD.search(sentence) is not None or (
         stop is None and text[start:end].rstrip(b" \t*_").endswith(b":"))
     if newline < 0 and last is None and lo > 0:
@@ -12192,6 +12192,10 @@ def _fence_cut_sentence_denies(text: bytes, start: int, end: int, depth: int) ->
 # (:func:`_fence_cut_sentence_denies`; one character each side, so a run of dots is read once)
 _FENCE_FIRST_STOP = re.compile(rb"[.!?;][ \t*_)\]]")
 _FENCE_LAST_STOP = re.compile(rb".*[.!?;][ \t*_)\]]", re.DOTALL)
+# a word judging an act unwise (:data:`_FENCE_UNWISE`), which denies a long cut sentence as a denial does
+_FENCE_UNWISE_WORD = re.compile(rb"(?<![0-9a-z_'-])(?:dangerous|unsafe|risky|harmful|destructive|forbidden|prohibited"
+                                rb"|banned|disallowed|wrong|crazy|foolish|unwise|insane|reckless|stupid|dumb)"
+                                rb"(?![0-9a-z_'-])")
 # the most bytes of a line read back to the start of a sentence the bounded read cuts
 _FENCE_LONG_LINE = 65536
 # a word that points at a fenced block below (:data:`_FENCE_POINTS_BELOW`, "what follows")
@@ -12618,25 +12622,20 @@ def _fence_later_denial(text: bytes, verb_end: int, hi: int) -> bool:
 
 
 def _fence_judgement_denied(words: list[bytes], j: int) -> bool:
-    """Does a negation stand right before ``words[j]``, a word judging an act (``is not allowed``,
-    ``isn't really safe``, ``is no longer permitted``, ``is neither safe nor allowed``), the
-    adverbs of :data:`_FENCE_JUDGED_ADVERBS` passed? ``not only`` denies nothing (``not only
-    dangerous but forbidden``)."""
+    """Does a negation stand before ``words[j]``, a word judging an act, after the judging word
+    before it if any (``is not allowed``, ``isn't really safe``, ``is no longer permitted``, ``is
+    neither safe nor allowed``, ``is not, under any circumstances, allowed``; ``is not dangerous,
+    and is safe`` judges it safe)? ``not only`` denies nothing (``not only dangerous but
+    forbidden``), nor does a negation after the word (``is safe, it never deletes data``)."""
     k = j - 1
-    while k >= 0 and words[k] in _FENCE_JUDGED_ADVERBS:
+    while k >= 0 and not (words[k] in _FENCE_GERUND_BAD or words[k] in _FENCE_GERUND_GOOD
+                          or words[k] in _FENCE_UNWISE):
+        w = words[k]
+        if (w in (b"not", b"never", b"neither", b"nor", b"no", b"hardly") or w in _BARE_NOT
+                or w.endswith(b"n't")) and words[k + 1:k + 2] != [b"only"]:
+            return True
         k -= 1
-    if k < 0:
-        return False
-    w = words[k]
-    return w in (b"not", b"never", b"neither", b"nor", b"no", b"hardly") or w in _BARE_NOT or w.endswith(b"n't")
-
-
-# the adverbs between a negation and the word judging an act it denies (:func:`_fence_judgement_denied`)
-_FENCE_JUDGED_ADVERBS = frozenset((b"very", b"really", b"strictly", b"absolutely", b"totally", b"completely",
-                                   b"perfectly", b"generally", b"always", b"usually", b"entirely", b"quite", b"fully",
-                                   b"considered", b"deemed", b"at", b"all", b"ever", b"longer", b"be", b"being",
-                                   b"necessarily", b"exactly", b"particularly", b"officially", b"currently", b"yet",
-                                   b"even", b"remotely", b"so", b"too", b"that", b"actually", b"any"))
+    return False
 
 
 def _fence_words_to_verb(text: bytes, lo: int, verb_end: int) -> list[bytes]:
@@ -12659,34 +12658,47 @@ def _fence_question_asks_act(text: bytes, lo: int, hi: int, found: tuple[bytes, 
     this OK? No.``, ``Should this be run? No.``)? Red team 129, F11: a "No." that answers a
     question of a harm, a need or an effect of the act was read so (``Is it risky to run this?
     No.``, ``Should you worry about running this? No.``, ``Does running this need a VPN? No.``,
-    ``Did that break anything? No.``). The act must be the question's main verb: only an
+    ``Did that break anything? No.``). It asks when the act is the question's main verb: only an
     auxiliary, a subject and adverbs (:data:`_FENCE_ASKING`) before it, or ``to`` after a word
     that allows it (:data:`_FENCE_GERUND_GOOD`); a gerund subject asks when a word that allows
     it follows, or nothing judges it (``Running this on prod? No.``); a passive when its
-    subject has only such words before it."""
+    subject has only such words before it. Otherwise it asks, failing closed (``Is it okay if I
+    run this? No.``, ``Do you want to run this? Never.``), unless a word before the act makes it a
+    question of a harm, a need, a worry or a report (:data:`_FENCE_ASKED_OTHER`)."""
     verb, verb_end, _, passive = found
     words = _fence_words_to_verb(text, lo, verb_end)
     before = words[:-1]
     if verb in _IRREGULAR_ACTS:
         return False  # (a report asked: "Did that break anything? No.")
+    other = any(w in _FENCE_ASKED_OTHER or w in _FENCE_UNWISE or w in _FENCE_HARMLESS or w in _FENCE_NEED
+                or w in _OWN_VERBS or w in _FENCE_REPORT_AUX or w in _FENCE_HARM_VERBS for w in before)
     if passive:
         before = [w for w in before if w not in _FENCE_POINTS_BELOW and w not in _FENCE_POINTS_ABOVE
                   and w not in _FENCE_NOUNS and w not in (b"the", b"be", b"any", b"of", b"all")]
-        return all(w in _FENCE_ASKING for w in before)
+        return all(w in _FENCE_ASKING for w in before) or not other
     if before and before[-1] == b"to":
-        return any(w in _FENCE_GERUND_GOOD or w == b"good" for w in before)  # ("Is it safe to run this? No.")
-    if not all(w in _FENCE_ASKING for w in before):
-        return False  # (another verb asked of: "Should you worry about running this? No.")
+        # ("Is it safe to run this? No." asks; "Is it risky to run this? No." does not)
+        return any(w in _FENCE_GERUND_GOOD or w == b"good" for w in before) or not other
     if verb.endswith(b"ing"):
         judged = _words_of_clause(text[verb_end:hi])
         if any(w in _FENCE_GERUND_GOOD or w == b"good" for w in judged):
             return True  # ("Is running this safe? No.")
-        # (a gerund the subject of another verb or judged otherwise: "Does running this need a
-        # VPN? No.", "Will running this restart the db? No."; alone, it asks: "Running this? No.")
-        return not before and not any(w in _FENCE_GERUND_BAD or w in _FENCE_NEED for w in judged)
-    return True
+        if not before:
+            return not any(w in _FENCE_GERUND_BAD or w in _FENCE_NEED for w in judged)  # ("Running this? No.")
+        if all(w in _FENCE_ASKING for w in before):
+            return False  # (the subject of another verb: "Does running this need a VPN? No.", "Will
+            # running this restart the db? No.")
+        return not other  # ("Should you worry about running this? No." does not ask)
+    return all(w in _FENCE_ASKING for w in before) or not other
 
 
+# the words before the act that make a question one of a harm, a need, a worry or an effect of it,
+# which a denial answers without denying the act (:func:`_fence_question_asks_act`; with
+# :data:`_FENCE_UNWISE`, :data:`_FENCE_HARMLESS`, :data:`_FENCE_NEED`, :data:`_OWN_VERBS`, the
+# auxiliaries of a report and the verbs of a harm)
+_FENCE_ASKED_OTHER = frozenset((b"worried", b"happen", b"happens", b"issue", b"issues", b"affect", b"affects",
+                                b"matter", b"matters", b"care", b"concerned", b"harmful", b"needed", b"needs",
+                                b"risk", b"problem", b"problems"))
 # the words that may stand before the act of a question that asks for it (:func:`_fence_question_asks_act`):
 # auxiliaries of a request (not those of a report: "did", "has", "was"), subjects, adverbs
 _FENCE_ASKING = frozenset((b"should", b"shall", b"can", b"could", b"may", b"might", b"must", b"will", b"would", b"do",
@@ -12760,9 +12772,11 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
                 # (a list of verbs read past its commas: "Never run, edit or share this.", "Don't
                 # run, or even paste, this.": red team 128, F03, the comma ended the walk)
                 if w == b"," and (j == n - 1 or joined or tokens[j + 1][0] in (b"or", b"nor", b"and")) and not (
-                        j == n - 1 and n + 1 < len(tokens) and tokens[n + 1][0] in _SUBJECT_OF):
-                    continue  # (not a pointer that opens a clause of its own: "Since it has no dry-run
-                    # mode, this must never be run.", red team 129, F01, took "dry-run" for its act)
+                        j == n - 1 and n + 1 < len(tokens) and tokens[n + 1][0] in _SUBJECT_OF
+                        and any(t[0] == b"be" for t in tokens[n + 2:])):
+                    continue  # (not a pointer that opens a passive clause of its own: "Since it has no
+                    # dry-run mode, this must never be run.", red team 129, F01, took "dry-run" for its
+                    # act; "Do not run, this is dangerous:" still takes "run")
                 break
             if j > 0 and w.endswith(b"ing") and tokens[j - 1][0] in _FENCE_NOT_OBJECT:
                 break  # (an act before or after another: "Nobody has had issues after running this.": red team 128, F09)
@@ -12806,7 +12820,10 @@ _FENCE_GENERIC = frozenset((b"thing", b"things", b"stuff", b"example", b"example
                             b"fix", b"workaround", b"hack", b"trick", b"recipe", b"version", b"form", b"sequence",
                             b"output", b"text", b"content", b"contents", b"file", b"program", b"binary", b"tool",
                             b"query", b"sql", b"statement", b"migration", b"playbook", b"job", b"task", b"target",
-                            b"instruction", b"instructions", b"cmd", b"cmds", b"shell", b"oneliner", b"one-liner"))
+                            b"instruction", b"instructions", b"cmd", b"cmds", b"shell", b"oneliner", b"one-liner",
+                            # (what a warning calls it: "It wipes prod. Never run that crap.")
+                            b"crap", b"garbage", b"junk", b"nonsense", b"mess", b"monstrosity", b"abomination",
+                            b"rubbish", b"trash", b"madness", b"horror", b"beast", b"bomb", b"landmine"))
 # the words after the object of an act that are no noun (:func:`_fence_names_another`)
 _FENCE_AFTER_OBJECT = frozenset((b"of", b"as", b"again", b"ever", b"yet", b"now", b"here", b"there", b"today",
                                  b"tonight", b"twice", b"once", b"first", b"either", b"please", b"and", b"or", b"nor",
