@@ -253,7 +253,8 @@ def test_a_pointer_before_another_thing_after_a_preposition_is_accepted(source):
     "Do you want to run this? Never.\n" + FENCE, "Could we perhaps run this? No.\n" + FENCE,
     "Running this is not, under any circumstances, allowed.\n" + FENCE,
     "Running this is not something that is allowed.\n" + FENCE, FENCE + "It wipes prod. Never run that crap.\n",
-    FENCE + "It wipes prod. Never run that garbage.\n", "It is dangerous to run this " + _LONG + ".\n" + FENCE,
+    FENCE + "It wipes prod. Never run that garbage.\n", FENCE + "It wipes prod. Never run that bad boy.\n",
+    FENCE + "It wipes prod. Never run that same script.\n", "It is dangerous to run this " + _LONG + ".\n" + FENCE,
     "Running this " + _LONG + " is forbidden.\n" + FENCE, "Do not run, this is dangerous:\n" + FENCE,
     "Do not run, this wipes prod.\n" + FENCE])
 def test_the_lies_the_red_team_129_fixes_could_free_are_refused(source):

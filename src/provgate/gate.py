@@ -12823,7 +12823,10 @@ _FENCE_GENERIC = frozenset((b"thing", b"things", b"stuff", b"example", b"example
                             b"instruction", b"instructions", b"cmd", b"cmds", b"shell", b"oneliner", b"one-liner",
                             # (what a warning calls it: "It wipes prod. Never run that crap.")
                             b"crap", b"garbage", b"junk", b"nonsense", b"mess", b"monstrosity", b"abomination",
-                            b"rubbish", b"trash", b"madness", b"horror", b"beast", b"bomb", b"landmine"))
+                            b"rubbish", b"trash", b"madness", b"horror", b"beast", b"bomb", b"landmine",
+                            # (and what a warning calls it before its noun: "Never run that bad boy.")
+                            b"bad", b"evil", b"nasty", b"scary", b"cursed", b"awful", b"terrible", b"horrible",
+                            b"dangerous", b"destructive", b"risky", b"unsafe", b"damn", b"stupid", b"same", b"exact"))
 # the words after the object of an act that are no noun (:func:`_fence_names_another`)
 _FENCE_AFTER_OBJECT = frozenset((b"of", b"as", b"again", b"ever", b"yet", b"now", b"here", b"there", b"today",
                                  b"tonight", b"twice", b"once", b"first", b"either", b"please", b"and", b"or", b"nor",
