@@ -271,3 +271,19 @@ def test_the_honest_lines_near_those_lies_are_accepted(source):
 def test_the_unwise_words_of_a_long_sentence_are_the_reader_s():
     words = gate_module._FENCE_UNWISE_WORD.pattern.split(b"(?:", 1)[1].split(b")", 1)[0].split(b"|")
     assert set(words) == set(gate_module._FENCE_UNWISE)
+
+
+# red team 129, F07: "do so" ending its clause is the act on the block ("so" made "do" an auxiliary)
+@pytest.mark.parametrize("source", [
+    "Never do so: this wipes prod.\n" + FENCE, "Do not do so.\n" + FENCE, "Please don't do so:\n" + FENCE,
+    FENCE + "Never do so.\n", FENCE + "It wipes prod. Don't do so.\n"])
+def test_do_so_denied_at_a_fence_denies_it(source):
+    _refused(source)
+
+
+@pytest.mark.parametrize("source", [
+    "If you haven't done so, run this:\n" + FENCE, "Feel free to do so: run this.\n" + FENCE, "To do so, run:\n" + FENCE,
+    "Once you do so, this will deploy.\n" + FENCE, "If you wish to do so, run the following:\n" + FENCE,
+    FENCE + "Please do so.\n", "Don't do so many things at once; run this:\n" + FENCE])
+def test_do_so_asked_at_a_fence_is_accepted(source):
+    assert_accepted(_summarize(source))

@@ -12719,6 +12719,11 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
     tokens = [(m.group(), m.start(), m.end()) for m in _FENCE_TOKEN.finditer(text, lo, hi)]
     for n in range(len(tokens) - 1, -1, -1):
         word = tokens[n][0]
+        if word == b"so" and n > 0 and tokens[n - 1][0] in (b"do", b"does", b"doing") and (
+                n + 1 == len(tokens) or not tokens[n + 1][0][:1].isalnum()):
+            # ("do so" ending its clause is the act on the block: "Never do so: this wipes prod.",
+            # red team 129, F07, read as an auxiliary and no act)
+            return b"do", tokens[n - 1][2], False, False
         if word not in points and not (below and word in (b"follows", b"follow") and n > 0
                                        and tokens[n - 1][0] in (b"what", b"that", b"which")):
             continue  # ("what follows", "the commands that follow" point below: red team 128, F03)
