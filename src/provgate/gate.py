@@ -12104,6 +12104,105 @@ def _header_negated(text: bytes, line_start: int) -> bool:
     return words is not None and _negation_among(words)
 
 
+def _fence_wrap_joins(prior: bytes, lower: bytes) -> bool:
+    """Is the line ``lower`` over a fenced block (and any lines joined to it) the end of a sentence
+    hard-wrapped from ``prior`` (lower-cased), the line over it, which has no end mark (red team 128,
+    F04: "Never run the following on the production" / "cluster.")? It is when ``prior`` ends in a
+    comma, a dash or a word that goes on (:data:`_FENCE_WRAP_GOES_ON`: "Do not," / "under any
+    circumstances," / "run this:", "You must never" / "run this:"), or when ``lower`` names no act
+    pointing at the block of its own. A line that does, opening lower-case, is a sentence of its
+    own under a ``prior`` that sets a condition or has a verb of its own (red team 129, F13:
+    "Never commit secrets" / "run this to check:", "If the build is not green" / "run this:");
+    one opening otherwise (a capital, a backtick) joins only when it holds no act and no word
+    pointing at the block ("Cluster.", "`prod-east`:"; "Never deploy on Fridays" / "The fix is
+    below:" stays apart)."""
+    words = _words_of_clause(prior)
+    if not words:
+        return False
+    if prior.rstrip(b" \t*_")[-1:] in (b",", b"-", b"(") or words[-1] in _FENCE_WRAP_GOES_ON \
+            or words[-1].endswith((b"n't", b"n\xe2\x80\x99t")):
+        return True
+    text = _FENCE_BRACKETED.sub(b" ", lower.lower().replace(b"\xe2\x80\x99", b"'"))
+    pointed = any(_fence_act_pointed(text, m.start(), m.end(), _FENCE_POINTS_BELOW, True) is not None
+                  for m in _FENCE_SENTENCE.finditer(text))
+    opening = lower.lstrip(b" \t")[:1]
+    if not (opening and 0x61 <= opening[0] <= 0x7A):
+        return not pointed and _FENCE_POINTER_WORD.search(text) is None and not any(
+            _act_stem(w.rpartition(b"-")[2]) in _FENCE_ACTS for w in _words_of_clause(text))
+    if not pointed:
+        return True
+    return not (words[0] in _FENCE_WRAP_CONDITIONS or any(
+        _act_stem(w.rpartition(b"-")[2]) in _FENCE_ACTS or w in _OWN_VERBS or w in _FENCE_WRAP_VERBS for w in words))
+
+
+# the last words of a line that go on to the next one (:func:`_fence_wrap_joins`): negations,
+# modals, subjects, joiners, prepositions, articles, adverbs
+_FENCE_WRAP_GOES_ON = frozenset((b"not", b"never", b"no", b"nobody", b"ever", b"even", b"just", b"please", b"must",
+                                 b"should", b"shall", b"may", b"can", b"cannot", b"will", b"would", b"could", b"do",
+                                 b"does", b"you", b"we", b"i", b"they", b"one", b"anyone", b"anybody", b"and", b"or",
+                                 b"nor", b"but", b"to", b"the", b"a", b"an", b"this", b"these", b"that", b"of",
+                                 b"for", b"from", b"in", b"on", b"at", b"by", b"with", b"into", b"onto", b"under",
+                                 b"any", b"all", b"circumstances", b"circumstance", b"case", b"account", b"time",
+                                 b"point", b"reason", b"way", b"also", b"still", b"really", b"absolutely", b"then",
+                                 b"dont", b"cant", b"wont", b"mustnt", b"shouldnt"))
+# the words that open a condition, and the verbs that give a line a clause of its own
+_FENCE_WRAP_CONDITIONS = frozenset((b"if", b"when", b"whenever", b"unless", b"once", b"while", b"until", b"before",
+                                    b"after", b"since", b"because", b"as"))
+_FENCE_WRAP_VERBS = frozenset((b"is", b"are", b"was", b"were", b"be", b"has", b"have", b"had", b"isn't", b"aren't",
+                               b"wasn't", b"fails", b"failed", b"breaks", b"broke", b"works"))
+
+
+def _fence_cut_sentence_denies(text: bytes, start: int, end: int, depth: int) -> bool:
+    """Does the sentence that the bounded read of the line over a fenced block (``text[start:end]``,
+    256 bytes at most) starts inside of deny the block? Red team 129, F03: ``Never run this <247
+    bytes>.`` was read from ``run this``, its ``Never`` cut off. A later sentence of the read that
+    points at the block decides alone (:func:`_fence_instruction_negated` read it). Else the cut
+    sentence is found back to its start, in one pass (:data:`_FENCE_LAST_STOP`, within
+    :data:`_FENCE_LONG_LINE` bytes of its line), and read whole when it is 256 bytes at most (a
+    linear read: red team 128, F08); a longer one denies, failing closed, when it holds a denial
+    (:func:`_denial_words`) and points at the block (a word of :data:`_FENCE_POINTER_WORD`, or its
+    ``:``); and so does a line cut by that larger bound that holds either."""
+    window = text[start:end].lower()
+    stop = _FENCE_FIRST_STOP.search(window)
+    if stop is not None:
+        rest = window[stop.end():].replace(b"\xe2\x80\x99", b"'")
+        rest = _FENCE_BRACKETED.sub(b" ", rest)
+        for piece in _FENCE_SENTENCE.finditer(rest):
+            if not piece.group().rstrip(b" \t*_").endswith(b"?") and _fence_act_pointed(
+                    rest, piece.start(), piece.end(), _FENCE_POINTS_BELOW, True) is not None:
+                return False  # (a whole sentence after it points at the block: it was read)
+    cut_end = start + (stop.end() if stop is not None else len(window))
+    lo = max(start - _FENCE_LONG_LINE, 0)
+    newline = text.rfind(b"\n", lo, start)
+    line_start = newline + 1 if newline >= 0 else lo
+    last = _FENCE_LAST_STOP.match(text, line_start, start)
+    begin = last.end() if last is not None else line_start
+    sentence = text[begin:cut_end].replace(b"\r\n", b" ").replace(b"\n", b" ").lower()
+    if len(sentence) <= 256:
+        return _fence_instruction_negated(sentence, _FENCE_POINTER_BELOW, depth)
+    denied = bool(_denial_words(sentence, 0, len(sentence))) or _FENCE_UNWISE_WORD.search(sentence) is not None
+    pointed = _FENCE_POINTER_WORD.search(sentence) is not None or (
+        stop is None and text[start:end].rstrip(b" \t*_").endswith(b":"))
+    if newline < 0 and last is None and lo > 0:
+        return denied or pointed  # (cut by the larger bound too: its start unread, fail closed)
+    return denied and pointed
+
+
+# a sentence's end in the bounded read of the line over a fenced block, and the last one before it
+# (:func:`_fence_cut_sentence_denies`; one character each side, so a run of dots is read once)
+_FENCE_FIRST_STOP = re.compile(rb"[.!?;][ \t*_)\]]")
+_FENCE_LAST_STOP = re.compile(rb".*[.!?;][ \t*_)\]]", re.DOTALL)
+# a word judging an act unwise (:data:`_FENCE_UNWISE`), which denies a long cut sentence as a denial does
+_FENCE_UNWISE_WORD = re.compile(rb"(?<![0-9a-z_'-])(?:dangerous|unsafe|risky|harmful|destructive|forbidden|prohibited"
+                                rb"|banned|disallowed|wrong|crazy|foolish|unwise|insane|reckless|stupid|dumb)"
+                                rb"(?![0-9a-z_'-])")
+# the most bytes of a line read back to the start of a sentence the bounded read cuts
+_FENCE_LONG_LINE = 65536
+# a word that points at a fenced block below (:data:`_FENCE_POINTS_BELOW`, "what follows")
+_FENCE_POINTER_WORD = re.compile(rb"(?<![0-9a-z_'-])(?:this|these|following|follows|follow|below|next|it|them)"
+                                 rb"(?![0-9a-z_'-])")
+
+
 def _header_words(text: bytes, line_start: int, *, proper: bool = False) -> list[bytes] | None:
     """The first words (at most 8) of the last sentence of the header over the list whose item
     line starts at ``line_start`` (:func:`_header_negated`), or None: no header, or one that
@@ -12188,12 +12287,20 @@ def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
             # (a hard-wrapped sentence: a line that opens lower-case under a line with no end mark
             # continues its sentence, "Never run the following on the production" / "cluster.":
             # red team 128, F04, the last line was read alone; one line more, as bounded)
-            if 0 < start < end and text[start - 1] == 0x0A and 0x61 <= text[start] <= 0x7A:
+            # (red team 129, F13 and F07: a line of its own with no end mark, "Never commit
+            # secrets" / "run this to check:", lent its negation; a wrap that opens upper-case,
+            # "... on the production" / "Cluster.", or spans three lines was not joined:
+            # :func:`_fence_wrap_joins`)
+            for _ in range(2):
+                if not (0 < start < end and text[start - 1] == 0x0A):
+                    break
                 above = max(text.rfind(b"\n", max(start - 257, 0), start - 1) + 1, start - 257, 0)
                 prior = text[above:start - 1].rstrip(b" \t\r")
-                if prior.strip() and prior[-1:] not in (b".", b"!", b"?", b":", b";") \
-                        and _FENCE_ANY_LINE.match(prior) is None:
-                    start = above
+                if not prior.strip() or prior[-1:] in (b".", b"!", b"?", b":", b";") \
+                        or _FENCE_ANY_LINE.match(prior) is not None \
+                        or not _fence_wrap_joins(prior.lower(), text[start:end]):
+                    break
+                start = above
             line = text[start:end].replace(b"\r\n", b" ").replace(b"\n", b" ").lower()
             # (a negation of a verb that governs something else, "You don't need sudo for this:",
             # "Don't worry about the warnings:", governs no command of the block: red team 119, F08)
@@ -12202,6 +12309,9 @@ def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
             # (or a sentence ending in "." that points at the fence: "Never run this.", "Do not
             # run the following.": red team 123, F11, read as governing nothing)
             if _fence_instruction_negated(line, _FENCE_POINTER_BELOW, depth):
+                return True
+            # (a read that starts within a sentence: its start is read too, red team 129, F03)
+            if start > 0 and text[start - 1] != 0x0A and _fence_cut_sentence_denies(text, start, end, depth):
                 return True
         return _fence_denied_after(text, at, fence.group(), depth)
     if depth < _LIST_ITEMS and (first := _fenced_line_start(text, at)) is not None and _clause_negated_before(
@@ -12434,41 +12544,56 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
         if piece.group().rstrip(b" \t*_").endswith(b"?"):
             # (a question answered by a denial denies: "Run this? Never.", "Should you run the
             # above? No.": red team 128, F03)
-            if k + 1 < len(pieces) and _FENCE_ANSWER_NO.fullmatch(pieces[k + 1].group()) is not None and \
-                    _fence_act_pointed(text, piece.start(), piece.end(), points, below) is not None:
+            if k + 1 < len(pieces) and _FENCE_ANSWER_NO.fullmatch(pieces[k + 1].group()) is not None and (
+                    asked := _fence_act_pointed(text, piece.start(), piece.end(), points, below)) is not None \
+                    and _fence_question_asks_act(text, piece.start(), piece.end(), asked):
                 return True
             continue  # (a question asks nothing of the block: "Why not run the above?")
-        found = _fence_act_pointed(text, piece.start(), piece.end(), points, below)
+        # (a sentence apart from the block, not the one next to it: "that service" names another
+        # thing, red team 129, F09: "Then wait. Do not restart that service." after the block)
+        apart = k > 0 if first else k + 1 < len(pieces)
+        found = _fence_act_pointed(text, piece.start(), piece.end(), points, below, determiners=apart)
         if found is None:
             continue  # (the last sentence pointing at the block: "Never run this. It wipes prod.")
         verb, verb_end, limited, _ = found
         if limited:
             return False  # (a limit, no prohibition: "Never run this twice.")
         clause = text[:verb_end]
-        # (the words of the verb's own sentence, read for a report or a harm denied)
-        words = _words_of_clause(clause[piece.start():])
+        # (the words of the verb's own sentence, read for a report or a harm denied; a hyphenated
+        # verb one word, its last part, as :func:`_fence_act_pointed` read it: red team 129, F15,
+        # "No need to re-run that." ended in "to re run", no necessity denied before "to")
+        words = _fence_words_to_verb(text, piece.start(), verb_end)
         if _fence_act_reported(verb, words) or (_fence_harm_denied(words) and not (
                 words[-2:-1] == [b"by"] and words[0] in (b"don't", b"never", b"do"))):
             return False  # (a harm forbidden of the act is a prohibition: "Don't hurt prod by running this.", red team 128, F03)
         if _negates_another_verb(words):
             return False
-        if found[3] and _necessity_denied(words):
-            return False  # (a necessity denied: "This need not be run on macOS.")
-        if len(words) > 2 and words[-2] == b"to" and _necessity_denied(words[:-2]):
-            return False  # (and before "to" and the act: "You don't need to run this as root.", red team 128, F10)
+        if (found[3] and _necessity_denied(words)) or (
+                len(words) > 2 and words[-2] == b"to" and _necessity_denied(words[:-2])) or (
+                len(words) > 1 and (words[-2] in (b"needn't", b"neednt") or words[-3:-1] == [b"need", b"not"])):
+            # (a necessity denied: "This need not be run on macOS."; before "to" and the act: "You
+            # don't need to run this as root.", red team 128, F10; right before it: "You needn't
+            # re-run that.", red team 129, F15), unless a later clause denies the act: "That need
+            # not be run, and must never be run." (red team 129, F01)
+            return _fence_later_denial(text, verb_end, piece.end())
         if len(words) > 2 and words[-2] == b"to" and any(w in _FENCE_UNWISE for w in words[:-2]):
             # (an act judged unwise before it: "It's unsafe to run this.", "It would be wrong to
             # run this.": red team 128, F03; "It's not dangerous to run this." is no denial)
-            return not any(w in _BARE_NOT or w in (b"not", b"never") for w in words[:-2])
+            # (each such word by the negation right before it: red team 129, F07, "It is dangerous,
+            # not to mention stupid, to run this." was freed by any "not" before "to")
+            return any(w in _FENCE_UNWISE and not _fence_judgement_denied(words, i) for i, w in enumerate(words[:-2]))
         if len(words) == 1 and verb.endswith(b"ing"):
             # (the act as the subject, judged after the pointer: "Running this is not allowed.",
             # "Running the following is forbidden.": red team 128, F03, read as governing nothing)
+            # (each judging word by the negation right before it, adverbs passed: red team 129,
+            # F12, any negation after the pointer flipped it, "Running this is recommended, not
+            # optional." was refused and "Running this is forbidden, not optional." accepted; a
+            # word forbidding it, or one allowing it denied, denies it, failing closed)
             judged = _words_of_clause(text[verb_end:piece.end()])
-            denied = any(w in _BARE_NOT or w in (b"not", b"never") for w in judged)
-            if any(w in _FENCE_GERUND_BAD for w in judged):
-                return not denied
-            if any(w in _FENCE_GERUND_GOOD for w in judged):
-                return denied
+            judgements = [(w in _FENCE_GERUND_BAD) != _fence_judgement_denied(judged, j)
+                          for j, w in enumerate(judged) if w in _FENCE_GERUND_BAD or w in _FENCE_GERUND_GOOD]
+            if judgements:
+                return any(judgements)
         if _clause_negated_before(clause, len(clause), depth + 1):
             return True
         # (a passive's negation may stand before its subject: "Under no circumstances should
@@ -12480,16 +12605,125 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
     return False
 
 
+def _fence_later_denial(text: bytes, verb_end: int, hi: int) -> bool:
+    """Does an act of :data:`_FENCE_ACTS` after ``text[verb_end]`` in the sentence (up to ``hi``)
+    have a negation among the four words before it (``That need not be run, and must never be
+    run.``, ``You don't need to run this, and never run it as root.``): a later clause denying the
+    act a denied necessity freed (red team 129, F01)?"""
+    words = _words_of_clause(text[verb_end:hi])
+    for i, w in enumerate(words):
+        v = w.rpartition(b"-")[2]
+        if (_act_stem(v) in _FENCE_ACTS or (v.endswith(b"ed") and (
+                _act_stem(v[:-1]) in _FENCE_ACTS or _act_stem(v[:-2]) in _FENCE_ACTS))) and any(
+                x in _BARE_NOT or x in (b"not", b"never", b"nobody", b"no") or x.endswith(b"n't")
+                for x in words[max(i - 4, 0):i]):
+            return True
+    return False
+
+
+def _fence_judgement_denied(words: list[bytes], j: int) -> bool:
+    """Does a negation stand before ``words[j]``, a word judging an act, after the judging word
+    before it if any (``is not allowed``, ``isn't really safe``, ``is no longer permitted``, ``is
+    neither safe nor allowed``, ``is not, under any circumstances, allowed``; ``is not dangerous,
+    and is safe`` judges it safe)? ``not only`` denies nothing (``not only dangerous but
+    forbidden``), nor does a negation after the word (``is safe, it never deletes data``)."""
+    k = j - 1
+    while k >= 0 and not (words[k] in _FENCE_GERUND_BAD or words[k] in _FENCE_GERUND_GOOD
+                          or words[k] in _FENCE_UNWISE):
+        w = words[k]
+        if (w in (b"not", b"never", b"neither", b"nor", b"no", b"hardly") or w in _BARE_NOT
+                or w.endswith(b"n't")) and words[k + 1:k + 2] != [b"only"]:
+            return True
+        k -= 1
+    return False
+
+
+def _fence_words_to_verb(text: bytes, lo: int, verb_end: int) -> list[bytes]:
+    """The words of ``text[lo:verb_end]`` (:func:`_words_of_clause`), a sentence up to the act
+    :func:`_fence_act_pointed` found, a hyphenated verb one word, its last part, as that read it
+    (red team 129, F15: "No need to re-run that." ended in "to re run", no necessity denied
+    before "to")."""
+    head = verb_end
+    while head > lo and (0x61 <= text[head - 1] <= 0x7A or 0x30 <= text[head - 1] <= 0x39 or text[head - 1] in b"'-"):
+        head -= 1
+    if b"-" in text[head:verb_end]:
+        return _words_of_clause(text[lo:head]) + [text[head:verb_end].rpartition(b"-")[2]]
+    return _words_of_clause(text[lo:verb_end])
+
+
+def _fence_question_asks_act(text: bytes, lo: int, hi: int, found: tuple[bytes, int, bool, bool]) -> bool:
+    """Does the question ``text[lo:hi]`` (its act ``found`` by :func:`_fence_act_pointed`) ask
+    for the act itself, so that a denial answering it alone denies the block (``Run this?
+    Never.``, ``Should you run the above? No.``, ``Is it safe to run this? No.``, ``Is running
+    this OK? No.``, ``Should this be run? No.``)? Red team 129, F11: a "No." that answers a
+    question of a harm, a need or an effect of the act was read so (``Is it risky to run this?
+    No.``, ``Should you worry about running this? No.``, ``Does running this need a VPN? No.``,
+    ``Did that break anything? No.``). It asks when the act is the question's main verb: only an
+    auxiliary, a subject and adverbs (:data:`_FENCE_ASKING`) before it, or ``to`` after a word
+    that allows it (:data:`_FENCE_GERUND_GOOD`); a gerund subject asks when a word that allows
+    it follows, or nothing judges it (``Running this on prod? No.``); a passive when its
+    subject has only such words before it. Otherwise it asks, failing closed (``Is it okay if I
+    run this? No.``, ``Do you want to run this? Never.``), unless a word before the act makes it a
+    question of a harm, a need, a worry or a report (:data:`_FENCE_ASKED_OTHER`)."""
+    verb, verb_end, _, passive = found
+    words = _fence_words_to_verb(text, lo, verb_end)
+    before = words[:-1]
+    if verb in _IRREGULAR_ACTS:
+        return False  # (a report asked: "Did that break anything? No.")
+    other = any(w in _FENCE_ASKED_OTHER or w in _FENCE_UNWISE or w in _FENCE_HARMLESS or w in _FENCE_NEED
+                or w in _OWN_VERBS or w in _FENCE_REPORT_AUX or w in _FENCE_HARM_VERBS for w in before)
+    if passive:
+        before = [w for w in before if w not in _FENCE_POINTS_BELOW and w not in _FENCE_POINTS_ABOVE
+                  and w not in _FENCE_NOUNS and w not in (b"the", b"be", b"any", b"of", b"all")]
+        return all(w in _FENCE_ASKING for w in before) or not other
+    if before and before[-1] == b"to":
+        # ("Is it safe to run this? No." asks; "Is it risky to run this? No." does not)
+        return any(w in _FENCE_GERUND_GOOD or w == b"good" for w in before) or not other
+    if verb.endswith(b"ing"):
+        judged = _words_of_clause(text[verb_end:hi])
+        if any(w in _FENCE_GERUND_GOOD or w == b"good" for w in judged):
+            return True  # ("Is running this safe? No.")
+        if not before:
+            return not any(w in _FENCE_GERUND_BAD or w in _FENCE_NEED for w in judged)  # ("Running this? No.")
+        if all(w in _FENCE_ASKING for w in before):
+            return False  # (the subject of another verb: "Does running this need a VPN? No.", "Will
+            # running this restart the db? No.")
+        return not other  # ("Should you worry about running this? No." does not ask)
+    return all(w in _FENCE_ASKING for w in before) or not other
+
+
+# the words before the act that make a question one of a harm, a need, a worry or an effect of it,
+# which a denial answers without denying the act (:func:`_fence_question_asks_act`; with
+# :data:`_FENCE_UNWISE`, :data:`_FENCE_HARMLESS`, :data:`_FENCE_NEED`, :data:`_OWN_VERBS`, the
+# auxiliaries of a report and the verbs of a harm)
+_FENCE_ASKED_OTHER = frozenset((b"worried", b"happen", b"happens", b"issue", b"issues", b"affect", b"affects",
+                                b"matter", b"matters", b"care", b"concerned", b"harmful", b"needed", b"needs",
+                                b"risk", b"problem", b"problems"))
+# the words that may stand before the act of a question that asks for it (:func:`_fence_question_asks_act`):
+# auxiliaries of a request (not those of a report: "did", "has", "was"), subjects, adverbs
+_FENCE_ASKING = frozenset((b"should", b"shall", b"can", b"could", b"may", b"might", b"must", b"will", b"would", b"do",
+                           b"does", b"is", b"are", b"i", b"you", b"we", b"they", b"he", b"she", b"one", b"anyone",
+                           b"anybody", b"someone", b"somebody", b"everyone", b"people", b"users", b"ever", b"really",
+                           b"just", b"also", b"still", b"so", b"then", b"and", b"ok", b"okay", b"please", b"actually",
+                           b"now", b"even", b"safely", b"go", b"ahead", b"simply", b"blindly", b"i'd", b"we'd"))
+
+
 def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
-                       below: bool) -> tuple[bytes, int, bool, bool] | None:
+                       below: bool, determiners: bool = False) -> tuple[bytes, int, bool, bool] | None:
     """The act of doing a sentence ``text[lo:hi]`` asks or denies of the fenced block it points
     at (:func:`_fence_instruction_negated`): its verb (a passive participle as its bare verb),
     the end of the verb in ``text``, whether a limit follows the pointer (``twice``), whether it
     is a passive; or None: no word points at the block with an act of doing before it in its
-    clause or a passive after it."""
+    clause or a passive after it. ``determiners``: a pointer right before a word naming another
+    thing (:func:`_fence_names_another`: ``that service``, ``those files``) points at none."""
     tokens = [(m.group(), m.start(), m.end()) for m in _FENCE_TOKEN.finditer(text, lo, hi)]
     for n in range(len(tokens) - 1, -1, -1):
         word = tokens[n][0]
+        if word == b"so" and n > 0 and tokens[n - 1][0] in (b"do", b"does", b"doing") and (
+                n + 1 == len(tokens) or not tokens[n + 1][0][:1].isalnum()):
+            # ("do so" ending its clause is the act on the block: "Never do so: this wipes prod.",
+            # red team 129, F07, read as an auxiliary and no act)
+            return b"do", tokens[n - 1][2], False, False
         if word not in points and not (below and word in (b"follows", b"follow") and n > 0
                                        and tokens[n - 1][0] in (b"what", b"that", b"which")):
             continue  # ("what follows", "the commands that follow" point below: red team 128, F03)
@@ -12509,14 +12743,20 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
             j -= 1
         if j >= 0 and tokens[j][0] in _FENCE_NOT_OBJECT:
             continue  # (what is done before or after the block is another act: "Nothing else needs to run before this.")
+        if j > 0 and tokens[j][0] == b"of" and tokens[j - 1][0] == b"instead":
+            continue  # (the block set aside: "Never run the old one instead of that.", red team 129, F09)
+        if determiners and not named and n + 1 < len(tokens) and _fence_names_another(tokens[n + 1][0]):
+            continue
         if j >= 0 and tokens[j][0] in _FENCE_PREPOSITIONS and not named and n + 1 < len(tokens) \
-                and tokens[n + 1][0][:1].isalpha():
+                and _fence_names_another(tokens[n + 1][0]):
             # (the object of a preposition, a word naming another thing after the pointer, names
             # where or with what the act is done, not what is done: "Never run tests on this
             # branch.", "Do not deploy from this laptop.": red team 128, F11; a noun of the block
             # still points: "Never run the commands in this block."; and so does the pointer
             # alone: "Do not run anything in this.", "Never run anything from the above." (red
-            # team 129, F04), so "Don't use sudo for this." denies the block, failing closed)
+            # team 129, F04), so "Don't use sudo for this." denies the block, failing closed; and
+            # so does one before an adverbial, "Never run anything in this as root.", "... in this
+            # at all" (red team 129's differential: any word after it was read as another thing)
             continue
         # (a limit in the pointer's own clause: "Never run this twice."; "Never run this, think
         # twice." is none, red team 128, F03)
@@ -12536,12 +12776,19 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
             if not w[:1].isalnum():
                 # (a list of verbs read past its commas: "Never run, edit or share this.", "Don't
                 # run, or even paste, this.": red team 128, F03, the comma ended the walk)
-                if w == b"," and (j == n - 1 or joined or tokens[j + 1][0] in (b"or", b"nor", b"and")):
-                    continue
+                if w == b"," and (j == n - 1 or joined or tokens[j + 1][0] in (b"or", b"nor", b"and")) and not (
+                        j == n - 1 and n + 1 < len(tokens) and tokens[n + 1][0] in _SUBJECT_OF
+                        and any(t[0] == b"be" for t in tokens[n + 2:])):
+                    continue  # (not a pointer that opens a passive clause of its own: "Since it has no
+                    # dry-run mode, this must never be run.", red team 129, F01, took "dry-run" for its
+                    # act; "Do not run, this is dangerous:" still takes "run")
                 break
             if j > 0 and w.endswith(b"ing") and tokens[j - 1][0] in _FENCE_NOT_OBJECT:
                 break  # (an act before or after another: "Nobody has had issues after running this.": red team 128, F09)
-            if w in (b"do", b"does", b"did", b"done", b"doing") and tokens[j + 1][0] in _FENCE_DO_AUXILIARY:
+            if w in (b"do", b"does", b"did", b"done", b"doing") and tokens[j + 1][0] in _FENCE_DO_AUXILIARY and not all(
+                    tokens[i][0] in _FENCE_DO_ADVERBS for i in range(j + 1, n)):
+                # (adverbs alone between it and the pointer leave it the act: "Don't do even this.",
+                # red team 129, F07)
                 continue  # (an auxiliary: "did not expect that"; "don't do this", "don't do the following" is the act)
             # (a hyphenated verb is its last part: "re-run", "force-push", "copy-paste", "dry-run":
             # red team 128, F01, read as no act)
@@ -12561,12 +12808,48 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
     return None
 
 
+def _fence_names_another(word: bytes) -> bool:
+    """Is ``word``, right after a word pointing at a fenced block (``that``), a noun naming another
+    thing, so that the pointer is its determiner (``that service``, ``those files``, ``that other
+    script``)? Not a word of the block (:data:`_FENCE_NOUNS`, :data:`_FENCE_GENERIC`), nor one that
+    may follow the block as the object (an adverb, a preposition, a joiner, an auxiliary:
+    :data:`_FENCE_AFTER_OBJECT`, a word in -ly or -n't)."""
+    return word[:1].isalpha() and word not in _FENCE_NOUNS and word not in _FENCE_GENERIC \
+        and word not in _FENCE_AFTER_OBJECT and word not in _FENCE_PREPOSITIONS and word not in _FENCE_NOT_OBJECT \
+        and word not in _FENCE_POINTS_BELOW and word not in _FENCE_POINTS_ABOVE \
+        and not word.endswith((b"ly", b"n't")) and word not in _SUBJECT_OF
+
+
+# the words that name a fenced block as its nouns do (:func:`_fence_names_another`)
+_FENCE_GENERIC = frozenset((b"thing", b"things", b"stuff", b"example", b"examples", b"invocation", b"incantation",
+                            b"fix", b"workaround", b"hack", b"trick", b"recipe", b"version", b"form", b"sequence",
+                            b"output", b"text", b"content", b"contents", b"file", b"program", b"binary", b"tool",
+                            b"query", b"sql", b"statement", b"migration", b"playbook", b"job", b"task", b"target",
+                            b"instruction", b"instructions", b"cmd", b"cmds", b"shell", b"oneliner", b"one-liner",
+                            # (what a warning calls it: "It wipes prod. Never run that crap.")
+                            b"crap", b"garbage", b"junk", b"nonsense", b"mess", b"monstrosity", b"abomination",
+                            b"rubbish", b"trash", b"madness", b"horror", b"beast", b"bomb", b"landmine",
+                            # (and what a warning calls it before its noun: "Never run that bad boy.")
+                            b"bad", b"evil", b"nasty", b"scary", b"cursed", b"awful", b"terrible", b"horrible",
+                            b"dangerous", b"destructive", b"risky", b"unsafe", b"damn", b"stupid", b"same", b"exact"))
+# the words after the object of an act that are no noun (:func:`_fence_names_another`)
+_FENCE_AFTER_OBJECT = frozenset((b"of", b"as", b"again", b"ever", b"yet", b"now", b"here", b"there", b"today",
+                                 b"tonight", b"twice", b"once", b"first", b"either", b"please", b"and", b"or", b"nor",
+                                 b"but", b"if", b"when", b"whenever", b"unless", b"while", b"because", b"since", b"so",
+                                 b"too", b"also", b"anywhere", b"instead", b"verbatim", b"as-is", b"alone", b"yourself",
+                                 b"itself", b"blind", b"either", b"at", b"all", b"ever", b"under", b"without", b"then",
+                                 b"need", b"needs", b"be", b"being", b"been", b"not", b"never", b"cannot", b"shall",
+                                 b"might", b"manually", b"again", b"later", b"anymore", b"whatsoever", b"until"))
+
+
 # the words after "do" that make it an auxiliary, not the act pointing at a fenced block: a
 # negation, a subject, an adverb ("did not expect that", "do you need this", "do ever run this";
 # red team 128, F02: "do" was the act only right before the pointer, so "Don't do the
 # following." denied nothing; fail closed, any other word after it makes it the act)
 _FENCE_DO_AUXILIARY = frozenset((b"not", b"never", b"i", b"you", b"we", b"they", b"he", b"she", b"ever",
                                  b"really", b"just", b"actually", b"even", b"also", b"still", b"always", b"so"))
+# the adverbs of those, which leave "do" the act when they alone stand before the pointer
+_FENCE_DO_ADVERBS = frozenset((b"ever", b"really", b"just", b"actually", b"even", b"also", b"still", b"always"))
 # the subjects that deny the act of every one (:func:`_fence_instruction_negated`)
 _FENCE_NOBODY = frozenset((b"nobody", b"noone", b"no-one", b"none"))
 # the words pointing at the fenced block below a sentence or above it (:func:`_fence_act_pointed`)
@@ -13624,7 +13907,9 @@ def _act_stem(verb: bytes) -> bytes:
 _IRREGULAR_ACTS = {b"ran": b"run", b"did": b"do", b"made": b"make", b"built": b"build", b"began": b"begin",
                    b"wrote": b"write", b"went": b"go", b"gave": b"give", b"took": b"take"}
 # the acts a sentence pointing at a fenced block asks or denies (:func:`_act_stem` of each)
-_FENCE_ACTS = frozenset(_act_stem(verb) for verb in _STEPS | _DOING | {b"paste", b"type", b"enter", b"copy", b"do"})
+_FENCE_ACTS = frozenset(_act_stem(verb) for verb in _STEPS | _DOING | {b"paste", b"type", b"enter", b"copy", b"do",
+                                                                      # (red team 129, F07: "Never pipe this to a shell.")
+                                                                      b"pipe", b"eval"})
 
 
 # an attempt, then a verb (or its -ing form), then the quotation's opening marks, at the end of
