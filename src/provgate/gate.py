@@ -10981,7 +10981,7 @@ def _unit_at_read(text: bytes, end: int) -> bytes | None:
     before it (``\x1b[1m1 failed``: the offset of the text as written ran past the end of the
     text as read, an IndexError); a window either side is read."""
     before = _as_read(text[max(0, end - _READ_WINDOW):end])
-    return _unit_at(before + _as_read(text[end:end + _READ_WINDOW]), len(before))
+    return _unit_at(before + _as_read(text[end:end + _READ_WINDOW]), len(before), True)
 
 
 _READ_WINDOW = 512
@@ -11235,7 +11235,7 @@ def _respelled_units(text: bytes) -> dict[bytes, set[bytes | None]]:
         if (start and read[start - 1] in _FIGURE_GLUE_OR_SIGN) or read[max(0, start - 3):start] == _MINUS_SIGN or (
                 b"." in figure or b"," in figure) and any(x in figure for x in (b"..", b",,", b".,", b",.")):
             continue  # (inside a token, or signed: "-12 %" grounds no "12 %")
-        if (unit := _unit_at(read, p + 1)) is not None:
+        if (unit := _unit_at(read, p + 1, True)) is not None:
             out.setdefault(_figure_number(figure), set()).add(unit)
     if b" " in text or b"\xc2\xa0" in text or b"\xe2\x80" in text or b"\xe2\x81" in text:
         found = list(_BLANK_GROUPED.finditer(text))
@@ -11290,7 +11290,7 @@ def _no_break_figures(text: bytes, grouped: list[tuple[int, int]], out: dict[byt
                 if b"\xe2\x80" in spaced or b"\xe2\x81" in spaced:
                     for blank in (b"\xe2\x80\xaf", b"\xe2\x80\x89", b"\xe2\x80\x87", b"\xe2\x81\x9f"):
                         spaced = spaced.replace(blank, b"   ")
-            out.setdefault(_figure_number(text[start:end]), set()).add(_unit_at(spaced, end))
+            out.setdefault(_figure_number(text[start:end]), set()).add(_unit_at(spaced, end, True))
 
 
 def _grouped_figure_start(text: bytes, start: int) -> int:
@@ -15572,14 +15572,14 @@ _UNIT_MAYBE = (rb"(?:(?<![a-z])" + _trie_pattern(sorted({s.lower() for s in _UNI
 # behind; the looks behind an atomic group, which a failed look ahead does not try one by one
 # again: a third of the time)
 _ROUND_LEAD = (
-    rb"\((?<=[0-9 \t\n]\()(?>" + b"|".join(rb"(?<=[0-9]" + rb"[ \t]" * k + rb"\()" for k in range(9))
-    + rb"|(?<=[0-9]\n\()|(?<=[0-9]\r\n\()|(?<=[0-9][ \t]\n\()|(?<=[0-9][ \t]\r\n\())(?=[^()\n]{0,80}\))"
+    rb"\((?<=[0-9 \t\n*_`~|-]\()(?>" + b"|".join(rb"(?<=[0-9\n*_`~|-]" + rb"[ \t]" * k + rb"\()" for k in range(9))
+    + rb"|(?<=[ \t]{9}\())(?:(?![^()\n]{0,80}\))(?=[^)\n]{0,1023}\))|(?=[^()\n]{0,80}\))"
     rb"(?=(?:[^a-z)%]++|(?!" + _UNIT_MAYBE + rb")[a-z]++)*+" + _UNIT_MAYBE
     + rb"|[^)]*+\)[ \t\r*_`~|-]*+\n?[ \t\r*_`~|-]*+(?:[(\[/]|k(?![a-z])|" + _UNIT_MAYBE + rb"|[a-z]++[ \t]++"
     + _UNIT_MAYBE + rb")")
-_ROUND_AFTER_DIGIT = re.compile(_ROUND_LEAD + rb")")
+_ROUND_AFTER_DIGIT = re.compile(_ROUND_LEAD + rb"))")
 _ROUND_AFTER_DIGIT_NOT_ASCII = re.compile(
-    _ROUND_LEAD + rb"|[^)\x80-\xff\x1b]*+[\x80-\xff\x1b]|[^)]*+\)[^\n\x80-\xff\x1b]{0,48}+[\x80-\xff\x1b])")
+    _ROUND_LEAD + rb"|[^)\x80-\xff\x1b]*+[\x80-\xff\x1b]|[^)]*+\)[^\n\x80-\xff\x1b]{0,48}+[\x80-\xff\x1b]))")
 
 
 def _extra_leads(text: bytes, first: bool = False) -> list[int]:
@@ -15601,8 +15601,10 @@ def _extra_leads(text: bytes, first: bool = False) -> list[int]:
                     after_digit = _ROUND_AFTER_DIGIT_NOT_ASCII
             for m in after_digit.finditer(read):
                 j = m.start()
-                while text[j - 1] in b" \t\r\n":
+                while j and text[j - 1] in _ROUND_RUN_GAP_BYTES:
                     j -= 1
+                if not j or not 48 <= text[j - 1] <= 57:
+                    continue  # (a gap of marks, a line's start or nine blanks: no figure before it)
                 out.append(j - 1)
                 if first:
                     return out
@@ -15842,18 +15844,48 @@ def _unit_spelling(word: bytes) -> bytes:
     return word if lowered in UNIT_LOWER_CASE_ONLY else lowered
 
 
-def _unit_at(text: bytes, end: int) -> bytes | None:
+def _unit_at(text: bytes, end: int, unknown: bool = False) -> bytes | None:
     """The unit (its ``_UNITS`` name; ``x/y`` for a rate) written after a figure that ends at
     offset ``end`` of ``text``, as a reader sees it, or None: the one reading of a figure's
     unit that every unit rule uses (the figures traded, the units kept on a rewrite, the units
     a block grounds). Terminal colour codes, invisible marks and look-alike letters between
-    or in the words are read through (``_NEGATION_FOLD``; red team 116, F03)."""
+    or in the words are read through (``_NEGATION_FOLD``; red team 116, F03). ``unknown``:
+    ``_UNIT_UNKNOWN`` where a run of round brackets after the figure stopped the reading before
+    a unit after it (:func:`_round_run_unit`), not None (the rules that ground a unit)."""
     start = end
     while start > 0 and text[start - 1] in _FIGURE_BYTES:
         start -= 1
     tail = text[end:end + 96]
     if b"["[0] in tail[:3] or b"("[0] in tail[:11]:
         tail = text[end:end + 192]  # (a bracket of words before the unit: red team 125, F06; 126, F08)
+    if not tail.isascii() or b"\x1b"[0] in tail:
+        tail = _tail_read(text, end, len(tail))
+    m = _UNIT_AFTER_FIGURE.match(tail)
+    unit = None if m is None else _unit_of_match(tail, m)
+    if m is None and b"("[0] in tail[:11]:
+        unit = _round_unit(tail, 0)
+    if b"["[0] in tail[:3] and (bracket := _BRACKET_AFTER_FIGURE.match(tail)) is not None and (
+            unit is None or m.start(1 if m.group(1) is not None else 3) >= bracket.end()):
+        # a bracket of words passed over as a note, or too long to be one, that names a unit
+        # further in gives the figure that unit ("5 [in ms]", "5 [unit: ms]", "250 [in µs]"); one
+        # of words with none, the unit after it (red team 125, F06: the unit after the note, or none,
+        # was read, and any unit grounded)
+        for word in _BRACKET_WORD.findall(bracket.group(1)):
+            if (inside := _unit_named(word, None)) is not None:
+                return _with_currency(text, start, inside)
+        if unit is None and bracket.group(1)[:1].isalpha() and (
+                m := _UNIT_AFTER_FIGURE.match(tail, bracket.end())) is not None:  # (words: no "[1234]")
+            unit = _unit_of_match(tail, m)
+    if unit is None and unknown and b"("[0] in tail and _ROUND_RUN_START.match(tail) is not None:
+        return _round_run_unit(text, end)
+    return _with_currency(text, start, unit)
+
+
+def _tail_read(text: bytes, end: int, size: int) -> bytes:
+    """The ``size`` bytes of ``text`` from ``end`` as :func:`_unit_at` reads a figure's tail:
+    a character the end cuts read whole, the no-break spaces blanks, invisible marks, look-alike
+    letters and the one-character units folded, and terminal colour codes dropped."""
+    tail = text[end:end + size]
     if not tail.isascii():
         stop = end + len(tail)
         if stop < len(text) and 0x80 <= text[stop] < 0xC0:
@@ -15874,23 +15906,7 @@ def _unit_at(text: bytes, end: int) -> bytes | None:
             tail = tail.decode("utf-8", "replace").translate(_NEGATION_FOLD).translate(_UNIT_SIGNS).encode("utf-8")
     if b"\x1b"[0] in tail:
         tail = _ANSI_SEQUENCE.sub(b"", tail)
-    m = _UNIT_AFTER_FIGURE.match(tail)
-    unit = None if m is None else _unit_of_match(tail, m)
-    if m is None and b"("[0] in tail[:11]:
-        unit = _round_unit(tail, 0)
-    if b"["[0] in tail[:3] and (bracket := _BRACKET_AFTER_FIGURE.match(tail)) is not None and (
-            unit is None or m.start(1 if m.group(1) is not None else 3) >= bracket.end()):
-        # a bracket of words passed over as a note, or too long to be one, that names a unit
-        # further in gives the figure that unit ("5 [in ms]", "5 [unit: ms]", "250 [in µs]"); one
-        # of words with none, the unit after it (red team 125, F06: the unit after the note, or none,
-        # was read, and any unit grounded)
-        for word in _BRACKET_WORD.findall(bracket.group(1)):
-            if (inside := _unit_named(word, None)) is not None:
-                return _with_currency(text, start, inside)
-        if unit is None and bracket.group(1)[:1].isalpha() and (
-                m := _UNIT_AFTER_FIGURE.match(tail, bracket.end())) is not None:  # (words: no "[1234]")
-            unit = _unit_of_match(tail, m)
-    return _with_currency(text, start, unit)
+    return tail
 
 
 def _round_unit(tail: bytes, at: int, depth: int = 0) -> bytes | None:
@@ -15927,6 +15943,68 @@ def _round_unit(tail: bytes, at: int, depth: int = 0) -> bytes | None:
             unit = _degrees_scale(tail[:bracket.end(1)], word.end(1))[0]
         if unit is not None:
             return unit
+    return None
+
+
+# a figure's unit not read, though one may stand after it (red team 129, F06): a run of round
+# brackets after a figure that _round_unit stops in (a fourth bracket, one over 80 bytes or
+# holding another, nine blanks or more before it, an aside first on the next line, a run past
+# the 192-byte tail) with a unit's word after the run, which a reader reads as the figure's, or a
+# bracket of the run a unit's label (_ROUND_LABEL) that it did not reach ("30         (seconds)"). Its
+# unit is unknown, not none: it is grounded by the same figure read so (unknown) only, and a
+# source's figure read so grounds no unit (a figure with none is left be). The run is read to its
+# end in one pass: blanks, markdown's marks and at most one line break before each bracket, each
+# closed on its line (one holding others read by depth); one not closed on its line is no bracket
+# and ends the run. Bounded: within _ROUND_RUN_REACH bytes and _ROUND_RUN_STEPS brackets held in
+# others, past which the unit is unknown too (fail closed)
+_UNIT_UNKNOWN = b"(unknown)"
+_ROUND_RUN_GAP = rb"[ \t*_`~|-]*+(?:\r?\n[ \t*_`~|-]*+)?"
+_ROUND_RUN_GAP_BYTES = frozenset(b" \t\r\n*_`~|-")
+_ROUND_RUN_START = re.compile(_ROUND_RUN_GAP + rb"\(")
+_ROUND_RUN_FLAT = re.compile(rb"(?:" + _ROUND_RUN_GAP + rb"\([^()\n]*+\))*+")
+_ROUND_RUN_PAREN = re.compile(rb"[()\n]")
+_ROUND_RUN_REACH = 1024
+_ROUND_RUN_STEPS = 32
+
+
+def _round_run_unit(text: bytes, end: int) -> bytes | None:
+    """``_UNIT_UNKNOWN`` if a unit's word stands after the run of round brackets after the
+    figure ending at ``end`` of ``text`` (the comment above), or the run does not end within
+    reach; else None. Read as :func:`_unit_at` reads a tail (:func:`_tail_read`)."""
+    window = _tail_read(text, end, _ROUND_RUN_REACH)
+    whole = end + _ROUND_RUN_REACH >= len(text)
+    at = steps = 0
+    while True:
+        at = _ROUND_RUN_FLAT.match(window, at).end()
+        opened = _ROUND_RUN_START.match(window, at)
+        if opened is None:
+            break
+        # (a bracket holding another, read by depth)
+        depth, i = 0, opened.end() - 1
+        while True:
+            paren = _ROUND_RUN_PAREN.search(window, i)
+            if paren is None:
+                return None if whole else _UNIT_UNKNOWN
+            steps += 1
+            if steps > _ROUND_RUN_STEPS:
+                return _UNIT_UNKNOWN
+            if window[paren.start()] == 10:
+                return None  # (not closed on its line: no bracket, and no unit after the run)
+            depth += 1 if window[paren.start()] == 40 else -1
+            i = paren.end()
+            if not depth:
+                break
+        at = i
+    if at >= len(window) and not whole:
+        return _UNIT_UNKNOWN
+    m = _UNIT_AFTER_FIGURE.match(window, at)
+    if m is not None and _unit_of_match(window, m) is not None:
+        return _UNIT_UNKNOWN
+    # (or a bracket of the run that is a unit's label, "30         (seconds)": one _round_unit
+    # reaches it reads as here, so one read here it did not reach)
+    for label in _ROUND_LABEL_AT.finditer(window, 0, at):
+        if _unit_of_match(window, label) is not None:
+            return _UNIT_UNKNOWN
     return None
 
 
@@ -16037,7 +16115,7 @@ def _figures_with_units(text: bytes, at: list[int]) -> dict[bytes, set[bytes]]:
             continue
         if start and text[start - 1] in _FIGURE_GLUE:
             continue
-        unit = _unit_at(text, p + 1)
+        unit = _unit_at(text, p + 1, True)
         if unit is not None:
             out.setdefault(_figure_number(figure), set()).add(unit)
     return out
@@ -16071,16 +16149,16 @@ def _units_of_figure(text: bytes, figure: bytes) -> set[bytes]:
             if at and text[at - 1] in _FIGURE_GLUE or text[at - 1:at] == b",":
                 continue
             if not plain:
-                unit = _unit_at(text, m.end())
+                unit = _unit_at(text, m.end(), True)
             elif b"[" in text[at:m.end()] or m.group(1) is None and m.group(3) is None:
-                # (or a round bracket after it, _ROUND_NEAR)
+                # (or a round bracket after it, _ROUND_RUN_START)
                 # (a bracket after the figure: read as _unit_at reads it, red team 125, F06)
                 end = at
                 while end < len(text) and text[end] in _FIGURE_BYTES:
                     end += 1
                 while text[end - 1] in b".,":
                     end -= 1
-                unit = _unit_at(text, end)
+                unit = _unit_at(text, end, True)
             else:
                 unit = _with_currency(text, at, _unit_of_match(text, m))
             if unit is not None:
@@ -16099,7 +16177,7 @@ def _figure_searches(figure: bytes, with_unit: bool) -> list[re.Pattern[bytes]]:
             if len(_UNIT_SEARCHES) > 4096:
                 _UNIT_SEARCHES.clear()
             pattern = _UNIT_SEARCHES[key] = re.compile(
-                re.escape(written) + (rb"(?:" + _UNIT_TAIL + rb"|(?=" + _ROUND_NEAR + rb"))" if with_unit
+                re.escape(written) + (rb"(?:" + _UNIT_TAIL + rb"|(?=" + _ROUND_RUN_START.pattern + rb"))" if with_unit
                                       else rb"(?![0-9]|[.,][0-9])"))
         out.append(pattern)
     return out
