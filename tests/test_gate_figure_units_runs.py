@@ -105,11 +105,14 @@ def test_the_rewrites_red_team_129_found_accepted_stay_accepted(before, after):
 @pytest.mark.parametrize("text, unit", [
     ("5 (a) (b) (c) (d) ms.", _UNIT_UNKNOWN),
     ("5 (see (1)) ms.", _UNIT_UNKNOWN),
-    ("5 (" + "(" * 40 + ")" * 40 + ") ms.", _UNIT_UNKNOWN),  # (past _ROUND_RUN_STEPS: unknown, read no further)
+    ("5 (a ((b)) c) ms.", _UNIT_UNKNOWN),  # (a bracket held in one held in another: unknown, read no further)
+    ("5 (" + "(" * 40 + ")" * 40 + ") items.", _UNIT_UNKNOWN),
+    ("5 (a (b) (c) (d) ms", _UNIT_UNKNOWN),  # (brackets not paired on the line)
     ("5 " + "(a) " * 300 + "ms.", _UNIT_UNKNOWN),  # (past _ROUND_RUN_REACH: unknown)
     ("5 " + "(a) " * 200, None),  # (the run ends with the text: no unit after it)
     ("5 (a) (b) (c) (d) items.", None),
-    ("5 (a (b) (c) (d) ms", None),  # (not closed on its line: no bracket)
+    ("5 (a b c d ms", None),  # (not closed on its line: no bracket)
+    ("5 (a) (b " + "c" * 2000 + "\nms", _UNIT_UNKNOWN),  # (its line closes past reach)
     ("5 (a\n) ms.", None),
     ("5\n\n(approx.) ms.", None),  # (two line breaks: a paragraph, not the figure's)
     ("5 (a) (b) (c) (d)\nms: 3", None),  # (the next row's key)
@@ -130,7 +133,35 @@ def test_each_figure_before_a_run_is_read_once(monkeypatch):
     text = ("x " + "1 (a) (b) (c) (d) (e) " * 500 + "ms").encode()
     calls = []
     real = gate._round_run_unit
-    monkeypatch.setattr(gate, "_round_run_unit", lambda t, e: calls.append(e) or real(t, e))
+    monkeypatch.setattr(gate, "_round_run_unit", lambda t, e, *rest: calls.append(e) or real(t, e, *rest))
     found = _figures_with_units(text, _unit_leads(text))
     assert found == {b"1": {_UNIT_UNKNOWN}} and len(calls) == 500
     assert len(_extra_leads(text)) == 500
+
+
+@pytest.mark.parametrize("text", [
+    "x " + "1\n(s\n" * 300,  # (red team 129, F08: each "(" first on the next line was read, 4x base's check)
+    "x " + "1 (s\n" * 300,
+    "x " + "1\n  (s\n" * 300,
+])
+def test_a_bracket_its_line_ends_in_is_neither_a_lead_nor_read(text, monkeypatch):
+    # work counted, not time: a bracket not closed on its line in its first 80 bytes ends no unit
+    # (_unit_at reads none there), so a source searched for the figure reads no tail at it
+    data = text.encode()
+    assert _extra_leads(data) == []
+    calls = []
+    real = gate._unit_at
+    monkeypatch.setattr(gate, "_unit_at", lambda t, e, *rest: calls.append(e) or real(t, e, *rest))
+    assert _units_of_figure(data, b"1") == set() and calls == []
+    assert real(data, 3, True) is None
+
+
+def test_a_run_read_whole_by_the_reader_is_not_read_again(monkeypatch):
+    # (work counted: up to three brackets on the figure's line, _round_unit's, are not searched for labels)
+    calls = []
+    real = gate._ROUND_LABEL_AT
+    monkeypatch.setattr(gate, "_ROUND_LABEL_AT", type("P", (), {
+        "match": staticmethod(real.match),
+        "finditer": staticmethod(lambda *a: calls.append(a) or real.finditer(*a))})())
+    assert _unit_at(b"5 (a) (b) (c) items and more.", 1, True) is None and calls == []
+    assert _unit_at(b"5 (a) (b) (c) (d) items and more.", 1, True) is None and len(calls) == 1

@@ -15568,12 +15568,16 @@ _UNIT_MAYBE = (rb"(?:(?<![a-z])" + _trie_pattern(sorted({s.lower() for s in _UNI
 # by _unit_at, 4-9x base's check). A word is tried once, at its start (possessive runs). In a text
 # with a byte no plain ASCII text holds (a look-alike letter, a sign, a colour code: _unit_at reads
 # them first), any such byte in the bracket or in the 48 bytes after it keeps it a lead too.
+# (red team 129, F06: and a bracket a run of brackets may hold a unit beyond, which _unit_at reads
+# to its end, _round_run_unit: after nine blanks or more, markdown's marks or an indented next line,
+# the digit found before them by the caller; and one holding another or over 80 bytes, not ended by
+# its line within them)
 # (its byte before it a digit, blank or break first: "f(", most of code's, rejected by one look
 # behind; the looks behind an atomic group, which a failed look ahead does not try one by one
 # again: a third of the time)
 _ROUND_LEAD = (
     rb"\((?<=[0-9 \t\n*_`~|-]\()(?>" + b"|".join(rb"(?<=[0-9\n*_`~|-]" + rb"[ \t]" * k + rb"\()" for k in range(9))
-    + rb"|(?<=[ \t]{9}\())(?:(?![^()\n]{0,80}\))(?=[^)\n]{0,1023}\))|(?=[^()\n]{0,80}\))"
+    + rb"|(?<=[ \t]{9}\())(?:(?![^()\n]{0,80}\))(?![^()\n]{0,80}+(?:\n|\Z))|(?=[^()\n]{0,80}\))"
     rb"(?=(?:[^a-z)%]++|(?!" + _UNIT_MAYBE + rb")[a-z]++)*+" + _UNIT_MAYBE
     + rb"|[^)]*+\)[ \t\r*_`~|-]*+\n?[ \t\r*_`~|-]*+(?:[(\[/]|k(?![a-z])|" + _UNIT_MAYBE + rb"|[a-z]++[ \t]++"
     + _UNIT_MAYBE + rb")")
@@ -15855,11 +15859,13 @@ def _unit_at(text: bytes, end: int, unknown: bool = False) -> bytes | None:
     start = end
     while start > 0 and text[start - 1] in _FIGURE_BYTES:
         start -= 1
+    size = 96
     tail = text[end:end + 96]
     if b"["[0] in tail[:3] or b"("[0] in tail[:11]:
+        size = 192
         tail = text[end:end + 192]  # (a bracket of words before the unit: red team 125, F06; 126, F08)
     if not tail.isascii() or b"\x1b"[0] in tail:
-        tail = _tail_read(text, end, len(tail))
+        tail = _tail_read(text, end, size)
     m = _UNIT_AFTER_FIGURE.match(tail)
     unit = None if m is None else _unit_of_match(tail, m)
     if m is None and b"("[0] in tail[:11]:
@@ -15877,7 +15883,7 @@ def _unit_at(text: bytes, end: int, unknown: bool = False) -> bytes | None:
                 m := _UNIT_AFTER_FIGURE.match(tail, bracket.end())) is not None:  # (words: no "[1234]")
             unit = _unit_of_match(tail, m)
     if unit is None and unknown and b"("[0] in tail and _ROUND_RUN_START.match(tail) is not None:
-        return _round_run_unit(text, end)
+        return _round_run_unit(text, end, tail, end + size >= len(text))
     return _with_currency(text, start, unit)
 
 
@@ -15953,59 +15959,57 @@ def _round_unit(tail: bytes, at: int, depth: int = 0) -> bytes | None:
 # bracket of the run a unit's label (_ROUND_LABEL) that it did not reach ("30         (seconds)"). Its
 # unit is unknown, not none: it is grounded by the same figure read so (unknown) only, and a
 # source's figure read so grounds no unit (a figure with none is left be). The run is read to its
-# end in one pass: blanks, markdown's marks and at most one line break before each bracket, each
-# closed on its line (one holding others read by depth); one not closed on its line is no bracket
-# and ends the run. Bounded: within _ROUND_RUN_REACH bytes and _ROUND_RUN_STEPS brackets held in
-# others, past which the unit is unknown too (fail closed)
+# end by one match (_ROUND_RUN): blanks, markdown's marks and at most one line break before each
+# bracket, each closed on its line and holding at most brackets of its own; one not closed on its
+# line is no bracket and ends the run. Read in the figure's tail, and where the run or the words
+# after it reach the tail's end, in _ROUND_RUN_REACH bytes; past those, or with a bracket held in
+# one held in another, the unit is unknown too (fail closed)
 _UNIT_UNKNOWN = b"(unknown)"
 _ROUND_RUN_GAP = rb"[ \t*_`~|-]*+(?:\r?\n[ \t*_`~|-]*+)?"
 _ROUND_RUN_GAP_BYTES = frozenset(b" \t\r\n*_`~|-")
 _ROUND_RUN_START = re.compile(_ROUND_RUN_GAP + rb"\(")
-_ROUND_RUN_FLAT = re.compile(rb"(?:" + _ROUND_RUN_GAP + rb"\([^()\n]*+\))*+")
-_ROUND_RUN_PAREN = re.compile(rb"[()\n]")
+# (a bracket that may be one of a run: not one its line ends in its first 80 bytes, "1\n(s\n": red
+# team 129, F08, each was read)
+_ROUND_RUN_OPEN = _ROUND_RUN_GAP + rb"\((?![^()\n]{0,80}+(?:\n|\Z))"
+_ROUND_RUN = re.compile(rb"(?:" + _ROUND_RUN_GAP + rb"\((?:[^()\n]++|\([^()\n]*+\))*+\))*+")
 _ROUND_RUN_REACH = 1024
-_ROUND_RUN_STEPS = 32
+# (a run _round_unit reads whole: up to three brackets on the figure's line, ``_ROUND_AT``'s)
+_ROUND_READ = re.compile(rb"(?:[ \t]{0,8}+\([^()\n]{0,80}+\)){1,3}+")
+# (the bytes after a run a unit and the words before it may take: _UNIT_GAP's 24, two words)
+_ROUND_RUN_AFTER = 64
 
 
-def _round_run_unit(text: bytes, end: int) -> bytes | None:
+def _round_run_unit(text: bytes, end: int, tail: bytes, whole: bool) -> bytes | None:
     """``_UNIT_UNKNOWN`` if a unit's word stands after the run of round brackets after the
-    figure ending at ``end`` of ``text`` (the comment above), or the run does not end within
-    reach; else None. Read as :func:`_unit_at` reads a tail (:func:`_tail_read`)."""
-    window = _tail_read(text, end, _ROUND_RUN_REACH)
-    whole = end + _ROUND_RUN_REACH >= len(text)
-    at = steps = 0
-    while True:
-        at = _ROUND_RUN_FLAT.match(window, at).end()
-        opened = _ROUND_RUN_START.match(window, at)
-        if opened is None:
-            break
-        # (a bracket holding another, read by depth)
-        depth, i = 0, opened.end() - 1
-        while True:
-            paren = _ROUND_RUN_PAREN.search(window, i)
-            if paren is None:
-                return None if whole else _UNIT_UNKNOWN
-            steps += 1
-            if steps > _ROUND_RUN_STEPS:
+    figure ending at ``end`` of ``text`` (the comment above), a unit's label in the run, or the
+    run does not end within reach; else None. ``tail``: the figure's tail as :func:`_unit_at`
+    read it (:func:`_tail_read`), ``whole`` if it is the rest of the text."""
+    window = tail
+    for _ in range(2):
+        at = _ROUND_RUN.match(window).end()
+        if (opened := _ROUND_RUN_START.match(window, at)) is not None:
+            line_end = window.find(b"\n", opened.end())
+            if window.find(b")", opened.end(), len(window) if line_end < 0 else line_end) >= 0:
+                return _UNIT_UNKNOWN  # (a bracket held in one held in another, or brackets not paired)
+            cut = line_end < 0 and not whole  # (a bracket its line closes past the window, or none)
+            if cut and b"("[0] in window[opened.end():]:
+                return _UNIT_UNKNOWN  # (two open past the window: held in one another, read no further)
+        else:
+            cut = not whole and at + _ROUND_RUN_AFTER > len(window)
+            if not cut and window is tail and (read := _ROUND_READ.match(tail)) is not None and read.end() == at:
+                return None  # (a run _round_unit read whole, and the unit after it: none)
+        if not cut:
+            m = _UNIT_AFTER_FIGURE.match(window, at)
+            if m is not None and _unit_of_match(window, m) is not None:
                 return _UNIT_UNKNOWN
-            if window[paren.start()] == 10:
-                return None  # (not closed on its line: no bracket, and no unit after the run)
-            depth += 1 if window[paren.start()] == 40 else -1
-            i = paren.end()
-            if not depth:
-                break
-        at = i
-    if at >= len(window) and not whole:
-        return _UNIT_UNKNOWN
-    m = _UNIT_AFTER_FIGURE.match(window, at)
-    if m is not None and _unit_of_match(window, m) is not None:
-        return _UNIT_UNKNOWN
-    # (or a bracket of the run that is a unit's label, "30         (seconds)": one _round_unit
-    # reaches it reads as here, so one read here it did not reach)
-    for label in _ROUND_LABEL_AT.finditer(window, 0, at):
-        if _unit_of_match(window, label) is not None:
-            return _UNIT_UNKNOWN
-    return None
+            for label in _ROUND_LABEL_AT.finditer(window, 0, at):
+                if _unit_of_match(window, label) is not None:
+                    return _UNIT_UNKNOWN
+            return None
+        if len(window) >= _ROUND_RUN_REACH:
+            break
+        window, whole = _tail_read(text, end, _ROUND_RUN_REACH), end + _ROUND_RUN_REACH >= len(text)
+    return _UNIT_UNKNOWN
 
 
 # a bracket after a figure (at most two blanks before it) and its inside, and a word of it
@@ -16177,7 +16181,7 @@ def _figure_searches(figure: bytes, with_unit: bool) -> list[re.Pattern[bytes]]:
             if len(_UNIT_SEARCHES) > 4096:
                 _UNIT_SEARCHES.clear()
             pattern = _UNIT_SEARCHES[key] = re.compile(
-                re.escape(written) + (rb"(?:" + _UNIT_TAIL + rb"|(?=" + _ROUND_RUN_START.pattern + rb"))" if with_unit
+                re.escape(written) + (rb"(?:" + _UNIT_TAIL + rb"|(?=" + _ROUND_RUN_OPEN + rb"))" if with_unit
                                       else rb"(?![0-9]|[.,][0-9])"))
         out.append(pattern)
     return out
