@@ -1834,7 +1834,8 @@ def test_each_round_bracket_a_unit_is_read_through_is_a_lead():
                "5 (a) (b) (c) "]
     brackets = ["(of 5)", "(see below)", "(ms)", "(MS)", "(in ms)", "(x + 3)", "(UTC)", "(p99, in ms)", "(a)", "()",
                 "(K)", "(min)", "(Secs; approx)", "(s\u0435conds)", "(tr\u00e8s)", "(in \u00b5s)", "(%)", "(50%)",
-                "(degrees C)", "(requests per minute)", "(in handler_5)", "(two hours)", "(see (1))", "(" + "x" * 81 + ")"]
+                "(degrees C)", "(requests per minute)", "(in handler_5)", "(two hours)", "(see (1))", "(" + "x" * 81 + ")",
+                "($)", "(\u20ac)", "(in K)", "(k)", "(unit: $)"]
     afters = ["", " minutes", " item", " on host", " idle seconds", " (seconds)", "/h", " K", " - 4", "\nminutes",
               " [1] min", " \x1b[1mms", "\u00a0ms", " per hour", " Seconds", " degrees C", " times a day"]
     read = 0

@@ -15511,9 +15511,11 @@ _FOOTNOTE = (rb"\[(?:\^[0-9A-Za-z]{1,8}|[0-9]{1,3}|[ace-gi-ln-rt-zAC-Z]|[^\[\]\n
 # (red team 127, F02: "2 (min) / 4 (max) GB" summarized "2 GB minimum" was refused); "(in min)"
 # is one. A bracket first on the next line is read as a label only (a list's "(a)" starts a line)
 # (a label's word a unit's spelling, or a rate: "(thirty)" is an aside, no label of no unit)
+# (and "(K)", kelvin's symbol or a thousand, _K, as "300 K" is read: red team 129, F14; "(k)" is a
+# list's mark)
 _ROUND_LABEL = (rb"[ \t]{0,2}\([ \t]*(?:(?i:in|units?|measured[ \t]+in|all[ \t]+in|values[ \t]+in)"
-                rb"(?:[ \t]*:[ \t]*|[ \t]+)|(?!(?i:min)[ \t]*\))(?=%|[^ \t)]{2}))(?=(?:(?i:" + _UNIT_ALPHA_SPELLINGS + rb")(?![0-9A-Za-z_])"
-                rb"|(?![A-Za-z])" + _UNIT_WORD.replace(b"(", b"(?:", 1) + rb"|[A-Za-z]+(?="
+                rb"(?:[ \t]*:[ \t]*|[ \t]+)|(?!(?i:min)[ \t]*\))(?=%|K[ \t]*\)|[^ \t)]{2}))(?=(?:(?i:" + _UNIT_ALPHA_SPELLINGS + rb")(?![0-9A-Za-z_])"
+                rb"|K(?=[ \t]*\))|(?![A-Za-z])" + _UNIT_WORD.replace(b"(", b"(?:", 1) + rb"|[A-Za-z]+(?="
                 + _UNIT_RATE.replace(_UNIT_WORD, _UNIT_WORD.replace(b"(", b"(?:", 1), 1)[:-1] + rb"))"
                 + _UNIT_RATE.replace(_UNIT_WORD, _UNIT_WORD.replace(b"(", b"(?:", 1), 1) + rb"[ \t]*\))")
 _UNIT_TAIL = (rb"(?:(?:(?:[ \t]*" + _FOOTNOTE + rb")?" + _UNIT_GAP
@@ -15578,7 +15580,7 @@ _UNIT_MAYBE = (rb"(?:(?<![a-z])" + _trie_pattern(sorted({s.lower() for s in _UNI
 _ROUND_LEAD = (
     rb"\((?<=[0-9 \t\n*_`~|-]\()(?>" + b"|".join(rb"(?<=[0-9\n*_`~|-]" + rb"[ \t]" * k + rb"\()" for k in range(9))
     + rb"|(?<=[ \t]{9}\())(?:(?![^()\n]{0,80}\))(?![^()\n]{0,80}+(?:\n|\Z))|(?=[^()\n]{0,80}\))"
-    rb"(?=(?:[^a-z)%]++|(?!" + _UNIT_MAYBE + rb")[a-z]++)*+" + _UNIT_MAYBE
+    rb"(?=[^()\n]{0,24}?(?<![a-z0-9_])(?:k|\$)[ \t]*+\)|(?:[^a-z)%]++|(?!" + _UNIT_MAYBE + rb")[a-z]++)*+" + _UNIT_MAYBE
     + rb"|[^)]*+\)[ \t\r*_`~|-]*+\n?[ \t\r*_`~|-]*+(?:[(\[/]|k(?![a-z])|" + _UNIT_MAYBE + rb"|[a-z]++[ \t]++"
     + _UNIT_MAYBE + rb")")
 _ROUND_AFTER_DIGIT = re.compile(_ROUND_LEAD + rb"))")
@@ -15870,6 +15872,8 @@ def _unit_at(text: bytes, end: int, unknown: bool = False) -> bytes | None:
     unit = None if m is None else _unit_of_match(tail, m)
     if m is None and b"("[0] in tail[:11]:
         unit = _round_unit(tail, 0)
+    if unit is None and (sign := _SIGN_AFTER_FIGURE.match(tail)) is not None:
+        unit = sign.group(1) or sign.group(2)  # (a currency's sign: "30 (\$)", "30 €", red team 129, F14)
     if b"["[0] in tail[:3] and (bracket := _BRACKET_AFTER_FIGURE.match(tail)) is not None and (
             unit is None or m.start(1 if m.group(1) is not None else 3) >= bracket.end()):
         # a bracket of words passed over as a note, or too long to be one, that names a unit
@@ -15996,12 +16000,14 @@ def _round_run_unit(text: bytes, end: int, tail: bytes, whole: bool) -> bytes | 
                 return _UNIT_UNKNOWN  # (two open past the window: held in one another, read no further)
         else:
             cut = not whole and at + _ROUND_RUN_AFTER > len(window)
-            if not cut and window is tail and (read := _ROUND_READ.match(tail)) is not None and read.end() == at:
-                return None  # (a run _round_unit read whole, and the unit after it: none)
         if not cut:
             m = _UNIT_AFTER_FIGURE.match(window, at)
-            if m is not None and _unit_of_match(window, m) is not None:
+            if m is not None and _unit_of_match(window, m) is not None or _SIGN_AFTER_FIGURE.match(window, at):
+                return _UNIT_UNKNOWN  # (and a currency's sign after the run or as a bracket's label: F14)
+            if _SIGN_LABEL_IN.search(window, 0, at) is not None:
                 return _UNIT_UNKNOWN
+            if window is tail and (read := _ROUND_READ.match(tail)) is not None and read.end() == at:
+                return None  # (a run _round_unit read whole, its labels: none)
             for label in _ROUND_LABEL_AT.finditer(window, 0, at):
                 if _unit_of_match(window, label) is not None:
                     return _UNIT_UNKNOWN
@@ -16023,6 +16029,13 @@ _UNIT_SIGNS = str.maketrans({"\u212a": "K", "\u2103": "\u00b0C", "\u2109": "\u00
                              "\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u2007": " ", "\u205f": " "})
 
 
+# a currency's sign after a figure, the figure's unit (named by the sign): a bracket's whole label
+# ("cost 30 ($)", "30 (€)") or, but "$" (which a shell's prompt and variables write, and which is no
+# lead), apart after it ("30 €"): red team 129, F14, "cost 30 ($)" summarized "cost 30 €" was accepted
+_SIGN_LABEL = (rb"\([ \t]*(?:(?i:in|units?|measured[ \t]+in|all[ \t]+in|values[ \t]+in)"
+               rb"(?:[ \t]*:[ \t]*|[ \t]+))?(\$|\xc2\xa3|\xc2\xa5|\xe2\x82\xac|\xe2\x82\xb9)[ \t]*\)")
+_SIGN_LABEL_IN = re.compile(_SIGN_LABEL)
+_SIGN_AFTER_FIGURE = re.compile(rb"[ \t]{0,2}" + _SIGN_LABEL + rb"|[ \t]{1,2}(\xc2\xa3|\xc2\xa5|\xe2\x82\xac|\xe2\x82\xb9)(?![0-9A-Za-z_$\x80-\xff])")
 # a currency's sign before a figure ("$5/month"): $, £, ¥, €, ₹ (red team 120, F11)
 _CURRENCY_SIGNS = (b"$", b"\xc2\xa3", b"\xc2\xa5", b"\xe2\x82\xac", b"\xe2\x82\xb9")
 # what a rate counts when it names the currency of a sign ("5 USD/month", "5 dollars/month")
