@@ -202,3 +202,11 @@ def test_a_range_with_a_minimum_and_a_maximum_reads_as_the_range_without_them():
     find(_summarize(source, "Backoff ends at 60 minutes."), "I1", value="60", evidence__change="unit_changed")
     assert_accepted(_summarize(source, "Backoff starts at 5 seconds and ends at 60 seconds."))
     assert_accepted(_summarize("Memory: 2 (min) / 4 (max) GB per pod.", "2 GB minimum, 4 GB maximum per pod."))
+
+
+def test_a_word_digits_before_a_bracket_run_make_no_lead():
+    # (a bracket holding another after "sha256" is a call, no figure's run: the benchmark's rewrite
+    # made 15 such leads, and merging them into the native ones cost ~0.1 ms; no rule reads a glued figure)
+    text = b"digest = hashlib.sha256(job_id.encode()).hexdigest()\nx = int64 (a (b))\n"
+    assert _extra_leads(text) == []
+    assert _extra_leads(b"Wait 30 (see (1)) hours.") == [6]

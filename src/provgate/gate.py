@@ -15588,6 +15588,10 @@ _ROUND_AFTER_DIGIT_NOT_ASCII = re.compile(
     _ROUND_LEAD + rb"|[^)\x80-\xff\x1b]*+[\x80-\xff\x1b]|[^)]*+\)[^\n\x80-\xff\x1b]{0,48}+[\x80-\xff\x1b]))")
 
 
+# a byte glued before a figure's digits that makes them a word's (_FIGURE_GLUE's letters and "_")
+_GLUED_BEFORE_FIGURE = frozenset(b"_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+
+
 def _extra_leads(text: bytes, first: bool = False) -> list[int]:
     """The digits after which a unit may stand that unit_leads does not give: a figure a
     footnote's bracket follows (its gap holds a digit: ``5 [1] minutes``, red team 120, F18), and
@@ -15611,6 +15615,11 @@ def _extra_leads(text: bytes, first: bool = False) -> list[int]:
                     j -= 1
                 if not j or not 48 <= text[j - 1] <= 57:
                     continue  # (a gap of marks, a line's start or nine blanks: no figure before it)
+                k = j - 1
+                while k and text[k - 1] in _FIGURE_BYTES:
+                    k -= 1
+                if k and text[k - 1] in _GLUED_BEFORE_FIGURE:
+                    continue  # (a word's digits, "sha256(", "int64 (": no figure, which no rule reads)
                 out.append(j - 1)
                 if first:
                     return out
@@ -15872,7 +15881,8 @@ def _unit_at(text: bytes, end: int, unknown: bool = False) -> bytes | None:
     unit = None if m is None else _unit_of_match(tail, m)
     if m is None and b"("[0] in tail[:11]:
         unit = _round_unit(tail, 0)
-    if unit is None and (sign := _SIGN_AFTER_FIGURE.match(tail)) is not None:
+    if unit is None and (b"("[0] in tail[:3] or not tail[:3].isascii()) and (
+            sign := _SIGN_AFTER_FIGURE.match(tail)) is not None:
         unit = sign.group(1) or sign.group(2)  # (a currency's sign: "30 (\$)", "30 €", red team 129, F14)
     if b"["[0] in tail[:3] and (bracket := _BRACKET_AFTER_FIGURE.match(tail)) is not None and (
             unit is None or m.start(1 if m.group(1) is not None else 3) >= bracket.end()):
