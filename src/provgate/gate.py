@@ -16012,9 +16012,11 @@ def _round_run_unit(text: bytes, end: int, tail: bytes, whole: bool) -> bytes | 
             cut = not whole and at + _ROUND_RUN_AFTER > len(window)
         if not cut:
             m = _UNIT_AFTER_FIGURE.match(window, at)
-            if m is not None and _unit_of_match(window, m) is not None or _SIGN_AFTER_FIGURE.match(window, at):
-                return _UNIT_UNKNOWN  # (and a currency's sign after the run or as a bracket's label: F14)
-            if _SIGN_LABEL_IN.search(window, 0, at) is not None:
+            if m is not None and _unit_of_match(window, m) is not None:
+                return _UNIT_UNKNOWN
+            # (and a currency's sign after the run, which is past ASCII, or as a bracket's label: F14)
+            if not window[at:at + 3].isascii() and _SIGN_AFTER_FIGURE.match(window, at) is not None or (
+                    window.find(b"$", 0, at) >= 0 or not window[:at].isascii()) and _SIGN_LABEL_IN.search(window, 0, at):
                 return _UNIT_UNKNOWN
             if window is tail and (read := _ROUND_READ.match(tail)) is not None and read.end() == at:
                 return None  # (a run _round_unit read whole, its labels: none)
