@@ -1701,7 +1701,7 @@ def _work_of(monkeypatch, text: bytes):
     monkeypatch.setattr(gate, "_UNIT_SIGNS", _CountingTable(gate._UNIT_SIGNS))
     calls = []
     unit_at = gate._unit_at
-    monkeypatch.setattr(gate, "_unit_at", lambda t, end: calls.append(end) or unit_at(t, end))
+    monkeypatch.setattr(gate, "_unit_at", lambda t, end, *rest: calls.append(end) or unit_at(t, end, *rest))
     found = gate._respelled_units(text)
     return found, _CountingTable.looked_up, len(calls)
 
@@ -1828,10 +1828,14 @@ def test_a_round_bracket_that_can_give_no_unit_is_no_lead(line, monkeypatch):
 def test_each_round_bracket_a_unit_is_read_through_is_a_lead():
     # the leads (F08's filter) are all the figures whose unit a round bracket gives, and a source
     # searched for a figure (_units_of_figure) reads the unit _unit_at reads
-    befores = ["5", "5 ", "5  ", "5   ", "5        ", "5\n", "5\r\n", "5 \n", "x "]
+    # (and, red team 129 F06, the unit a run of brackets leaves unknown: read as the rules that
+    # ground a unit read it, after nine blanks, marks, an indented next line, brackets held in one)
+    befores = ["5", "5 ", "5  ", "5   ", "5        ", "5\n", "5\r\n", "5 \n", "x ", "5         ", "5 **", "5\n  ",
+               "5 (a) (b) (c) "]
     brackets = ["(of 5)", "(see below)", "(ms)", "(MS)", "(in ms)", "(x + 3)", "(UTC)", "(p99, in ms)", "(a)", "()",
                 "(K)", "(min)", "(Secs; approx)", "(s\u0435conds)", "(tr\u00e8s)", "(in \u00b5s)", "(%)", "(50%)",
-                "(degrees C)", "(requests per minute)", "(in handler_5)", "(two hours)"]
+                "(degrees C)", "(requests per minute)", "(in handler_5)", "(two hours)", "(see (1))", "(" + "x" * 81 + ")",
+                "($)", "(\u20ac)", "(in K)", "(k)", "(unit: $)"]
     afters = ["", " minutes", " item", " on host", " idle seconds", " (seconds)", "/h", " K", " - 4", "\nminutes",
               " [1] min", " \x1b[1mms", "\u00a0ms", " per hour", " Seconds", " degrees C", " times a day"]
     read = 0
@@ -1839,7 +1843,7 @@ def test_each_round_bracket_a_unit_is_read_through_is_a_lead():
         for bracket in brackets:
             for after in afters:
                 text = (before + bracket + after + ".").encode()
-                unit = _unit_at(text, 1)
+                unit = _unit_at(text, 1, True)
                 if before[0] == "5":
                     assert unit is None or 0 in _unit_leads(text), text
                     assert _units_of_figure(text, b"5") == ({unit} if unit is not None else set()), text

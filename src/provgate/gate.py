@@ -10981,7 +10981,7 @@ def _unit_at_read(text: bytes, end: int) -> bytes | None:
     before it (``\x1b[1m1 failed``: the offset of the text as written ran past the end of the
     text as read, an IndexError); a window either side is read."""
     before = _as_read(text[max(0, end - _READ_WINDOW):end])
-    return _unit_at(before + _as_read(text[end:end + _READ_WINDOW]), len(before))
+    return _unit_at(before + _as_read(text[end:end + _READ_WINDOW]), len(before), True)
 
 
 _READ_WINDOW = 512
@@ -11235,7 +11235,7 @@ def _respelled_units(text: bytes) -> dict[bytes, set[bytes | None]]:
         if (start and read[start - 1] in _FIGURE_GLUE_OR_SIGN) or read[max(0, start - 3):start] == _MINUS_SIGN or (
                 b"." in figure or b"," in figure) and any(x in figure for x in (b"..", b",,", b".,", b",.")):
             continue  # (inside a token, or signed: "-12 %" grounds no "12 %")
-        if (unit := _unit_at(read, p + 1)) is not None:
+        if (unit := _unit_at(read, p + 1, True)) is not None:
             out.setdefault(_figure_number(figure), set()).add(unit)
     if b" " in text or b"\xc2\xa0" in text or b"\xe2\x80" in text or b"\xe2\x81" in text:
         found = list(_BLANK_GROUPED.finditer(text))
@@ -11290,7 +11290,7 @@ def _no_break_figures(text: bytes, grouped: list[tuple[int, int]], out: dict[byt
                 if b"\xe2\x80" in spaced or b"\xe2\x81" in spaced:
                     for blank in (b"\xe2\x80\xaf", b"\xe2\x80\x89", b"\xe2\x80\x87", b"\xe2\x81\x9f"):
                         spaced = spaced.replace(blank, b"   ")
-            out.setdefault(_figure_number(text[start:end]), set()).add(_unit_at(spaced, end))
+            out.setdefault(_figure_number(text[start:end]), set()).add(_unit_at(spaced, end, True))
 
 
 def _grouped_figure_start(text: bytes, start: int) -> int:
@@ -15824,9 +15824,11 @@ _FOOTNOTE = (rb"\[(?:\^[0-9A-Za-z]{1,8}|[0-9]{1,3}|[ace-gi-ln-rt-zAC-Z]|[^\[\]\n
 # (red team 127, F02: "2 (min) / 4 (max) GB" summarized "2 GB minimum" was refused); "(in min)"
 # is one. A bracket first on the next line is read as a label only (a list's "(a)" starts a line)
 # (a label's word a unit's spelling, or a rate: "(thirty)" is an aside, no label of no unit)
+# (and "(K)", kelvin's symbol or a thousand, _K, as "300 K" is read: red team 129, F14; "(k)" is a
+# list's mark)
 _ROUND_LABEL = (rb"[ \t]{0,2}\([ \t]*(?:(?i:in|units?|measured[ \t]+in|all[ \t]+in|values[ \t]+in)"
-                rb"(?:[ \t]*:[ \t]*|[ \t]+)|(?!(?i:min)[ \t]*\))(?=%|[^ \t)]{2}))(?=(?:(?i:" + _UNIT_ALPHA_SPELLINGS + rb")(?![0-9A-Za-z_])"
-                rb"|(?![A-Za-z])" + _UNIT_WORD.replace(b"(", b"(?:", 1) + rb"|[A-Za-z]+(?="
+                rb"(?:[ \t]*:[ \t]*|[ \t]+)|(?!(?i:min)[ \t]*\))(?=%|K[ \t]*\)|[^ \t)]{2}))(?=(?:(?i:" + _UNIT_ALPHA_SPELLINGS + rb")(?![0-9A-Za-z_])"
+                rb"|K(?=[ \t]*\))|(?![A-Za-z])" + _UNIT_WORD.replace(b"(", b"(?:", 1) + rb"|[A-Za-z]+(?="
                 + _UNIT_RATE.replace(_UNIT_WORD, _UNIT_WORD.replace(b"(", b"(?:", 1), 1)[:-1] + rb"))"
                 + _UNIT_RATE.replace(_UNIT_WORD, _UNIT_WORD.replace(b"(", b"(?:", 1), 1) + rb"[ \t]*\))")
 _UNIT_TAIL = (rb"(?:(?:(?:[ \t]*" + _FOOTNOTE + rb")?" + _UNIT_GAP
@@ -15881,18 +15883,26 @@ _UNIT_MAYBE = (rb"(?:(?<![a-z])" + _trie_pattern(sorted({s.lower() for s in _UNI
 # by _unit_at, 4-9x base's check). A word is tried once, at its start (possessive runs). In a text
 # with a byte no plain ASCII text holds (a look-alike letter, a sign, a colour code: _unit_at reads
 # them first), any such byte in the bracket or in the 48 bytes after it keeps it a lead too.
+# (red team 129, F06: and a bracket a run of brackets may hold a unit beyond, which _unit_at reads
+# to its end, _round_run_unit: after nine blanks or more, markdown's marks or an indented next line,
+# the digit found before them by the caller; and one holding another or over 80 bytes, not ended by
+# its line within them)
 # (its byte before it a digit, blank or break first: "f(", most of code's, rejected by one look
 # behind; the looks behind an atomic group, which a failed look ahead does not try one by one
 # again: a third of the time)
 _ROUND_LEAD = (
-    rb"\((?<=[0-9 \t\n]\()(?>" + b"|".join(rb"(?<=[0-9]" + rb"[ \t]" * k + rb"\()" for k in range(9))
-    + rb"|(?<=[0-9]\n\()|(?<=[0-9]\r\n\()|(?<=[0-9][ \t]\n\()|(?<=[0-9][ \t]\r\n\())(?=[^()\n]{0,80}\))"
-    rb"(?=(?:[^a-z)%]++|(?!" + _UNIT_MAYBE + rb")[a-z]++)*+" + _UNIT_MAYBE
+    rb"\((?<=[0-9 \t\n*_`~|-]\()(?>" + b"|".join(rb"(?<=[0-9\n*_`~|-]" + rb"[ \t]" * k + rb"\()" for k in range(9))
+    + rb"|(?<=[ \t]{9}\())(?:(?![^()\n]{0,80}\))(?![^()\n]{0,80}+(?:\n|\Z))|(?=[^()\n]{0,80}\))"
+    rb"(?=[^()\n]{0,24}?(?<![a-z0-9_])(?:k|\$)[ \t]*+\)|(?:[^a-z)%]++|(?!" + _UNIT_MAYBE + rb")[a-z]++)*+" + _UNIT_MAYBE
     + rb"|[^)]*+\)[ \t\r*_`~|-]*+\n?[ \t\r*_`~|-]*+(?:[(\[/]|k(?![a-z])|" + _UNIT_MAYBE + rb"|[a-z]++[ \t]++"
     + _UNIT_MAYBE + rb")")
-_ROUND_AFTER_DIGIT = re.compile(_ROUND_LEAD + rb")")
+_ROUND_AFTER_DIGIT = re.compile(_ROUND_LEAD + rb"))")
 _ROUND_AFTER_DIGIT_NOT_ASCII = re.compile(
-    _ROUND_LEAD + rb"|[^)\x80-\xff\x1b]*+[\x80-\xff\x1b]|[^)]*+\)[^\n\x80-\xff\x1b]{0,48}+[\x80-\xff\x1b])")
+    _ROUND_LEAD + rb"|[^)\x80-\xff\x1b]*+[\x80-\xff\x1b]|[^)]*+\)[^\n\x80-\xff\x1b]{0,48}+[\x80-\xff\x1b]))")
+
+
+# a byte glued before a figure's digits that makes them a word's (_FIGURE_GLUE's letters and "_")
+_GLUED_BEFORE_FIGURE = frozenset(b"_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 
 
 def _extra_leads(text: bytes, first: bool = False) -> list[int]:
@@ -15914,8 +15924,15 @@ def _extra_leads(text: bytes, first: bool = False) -> list[int]:
                     after_digit = _ROUND_AFTER_DIGIT_NOT_ASCII
             for m in after_digit.finditer(read):
                 j = m.start()
-                while text[j - 1] in b" \t\r\n":
+                while j and text[j - 1] in _ROUND_RUN_GAP_BYTES:
                     j -= 1
+                if not j or not 48 <= text[j - 1] <= 57:
+                    continue  # (a gap of marks, a line's start or nine blanks: no figure before it)
+                k = j - 1
+                while k and text[k - 1] in _FIGURE_BYTES:
+                    k -= 1
+                if k and text[k - 1] in _GLUED_BEFORE_FIGURE:
+                    continue  # (a word's digits, "sha256(", "int64 (": no figure, which no rule reads)
                 out.append(j - 1)
                 if first:
                     return out
@@ -16155,18 +16172,53 @@ def _unit_spelling(word: bytes) -> bytes:
     return word if lowered in UNIT_LOWER_CASE_ONLY else lowered
 
 
-def _unit_at(text: bytes, end: int) -> bytes | None:
+def _unit_at(text: bytes, end: int, unknown: bool = False) -> bytes | None:
     """The unit (its ``_UNITS`` name; ``x/y`` for a rate) written after a figure that ends at
     offset ``end`` of ``text``, as a reader sees it, or None: the one reading of a figure's
     unit that every unit rule uses (the figures traded, the units kept on a rewrite, the units
     a block grounds). Terminal colour codes, invisible marks and look-alike letters between
-    or in the words are read through (``_NEGATION_FOLD``; red team 116, F03)."""
+    or in the words are read through (``_NEGATION_FOLD``; red team 116, F03). ``unknown``:
+    ``_UNIT_UNKNOWN`` where a run of round brackets after the figure stopped the reading before
+    a unit after it (:func:`_round_run_unit`), not None (the rules that ground a unit)."""
     start = end
     while start > 0 and text[start - 1] in _FIGURE_BYTES:
         start -= 1
+    size = 96
     tail = text[end:end + 96]
     if b"["[0] in tail[:3] or b"("[0] in tail[:11]:
+        size = 192
         tail = text[end:end + 192]  # (a bracket of words before the unit: red team 125, F06; 126, F08)
+    if not tail.isascii() or b"\x1b"[0] in tail:
+        tail = _tail_read(text, end, size)
+    m = _UNIT_AFTER_FIGURE.match(tail)
+    unit = None if m is None else _unit_of_match(tail, m)
+    if m is None and b"("[0] in tail[:11]:
+        unit = _round_unit(tail, 0)
+    if unit is None and (b"("[0] in tail[:3] or not tail[:3].isascii()) and (
+            sign := _SIGN_AFTER_FIGURE.match(tail)) is not None:
+        unit = sign.group(1) or sign.group(2)  # (a currency's sign: "30 (\$)", "30 €", red team 129, F14)
+    if b"["[0] in tail[:3] and (bracket := _BRACKET_AFTER_FIGURE.match(tail)) is not None and (
+            unit is None or m.start(1 if m.group(1) is not None else 3) >= bracket.end()):
+        # a bracket of words passed over as a note, or too long to be one, that names a unit
+        # further in gives the figure that unit ("5 [in ms]", "5 [unit: ms]", "250 [in µs]"); one
+        # of words with none, the unit after it (red team 125, F06: the unit after the note, or none,
+        # was read, and any unit grounded)
+        for word in _BRACKET_WORD.findall(bracket.group(1)):
+            if (inside := _unit_named(word, None)) is not None:
+                return _with_currency(text, start, inside)
+        if unit is None and bracket.group(1)[:1].isalpha() and (
+                m := _UNIT_AFTER_FIGURE.match(tail, bracket.end())) is not None:  # (words: no "[1234]")
+            unit = _unit_of_match(tail, m)
+    if unit is None and unknown and b"("[0] in tail and _ROUND_RUN_START.match(tail) is not None:
+        return _round_run_unit(text, end, tail, end + size >= len(text))
+    return _with_currency(text, start, unit)
+
+
+def _tail_read(text: bytes, end: int, size: int) -> bytes:
+    """The ``size`` bytes of ``text`` from ``end`` as :func:`_unit_at` reads a figure's tail:
+    a character the end cuts read whole, the no-break spaces blanks, invisible marks, look-alike
+    letters and the one-character units folded, and terminal colour codes dropped."""
+    tail = text[end:end + size]
     if not tail.isascii():
         stop = end + len(tail)
         if stop < len(text) and 0x80 <= text[stop] < 0xC0:
@@ -16187,23 +16239,7 @@ def _unit_at(text: bytes, end: int) -> bytes | None:
             tail = tail.decode("utf-8", "replace").translate(_NEGATION_FOLD).translate(_UNIT_SIGNS).encode("utf-8")
     if b"\x1b"[0] in tail:
         tail = _ANSI_SEQUENCE.sub(b"", tail)
-    m = _UNIT_AFTER_FIGURE.match(tail)
-    unit = None if m is None else _unit_of_match(tail, m)
-    if m is None and b"("[0] in tail[:11]:
-        unit = _round_unit(tail, 0)
-    if b"["[0] in tail[:3] and (bracket := _BRACKET_AFTER_FIGURE.match(tail)) is not None and (
-            unit is None or m.start(1 if m.group(1) is not None else 3) >= bracket.end()):
-        # a bracket of words passed over as a note, or too long to be one, that names a unit
-        # further in gives the figure that unit ("5 [in ms]", "5 [unit: ms]", "250 [in µs]"); one
-        # of words with none, the unit after it (red team 125, F06: the unit after the note, or none,
-        # was read, and any unit grounded)
-        for word in _BRACKET_WORD.findall(bracket.group(1)):
-            if (inside := _unit_named(word, None)) is not None:
-                return _with_currency(text, start, inside)
-        if unit is None and bracket.group(1)[:1].isalpha() and (
-                m := _UNIT_AFTER_FIGURE.match(tail, bracket.end())) is not None:  # (words: no "[1234]")
-            unit = _unit_of_match(tail, m)
-    return _with_currency(text, start, unit)
+    return tail
 
 
 def _round_unit(tail: bytes, at: int, depth: int = 0) -> bytes | None:
@@ -16243,6 +16279,70 @@ def _round_unit(tail: bytes, at: int, depth: int = 0) -> bytes | None:
     return None
 
 
+# a figure's unit not read, though one may stand after it (red team 129, F06): a run of round
+# brackets after a figure that _round_unit stops in (a fourth bracket, one over 80 bytes or
+# holding another, nine blanks or more before it, an aside first on the next line, a run past
+# the 192-byte tail) with a unit's word after the run, which a reader reads as the figure's, or a
+# bracket of the run a unit's label (_ROUND_LABEL) that it did not reach ("30         (seconds)"). Its
+# unit is unknown, not none: it is grounded by the same figure read so (unknown) only, and a
+# source's figure read so grounds no unit (a figure with none is left be). The run is read to its
+# end by one match (_ROUND_RUN): blanks, markdown's marks and at most one line break before each
+# bracket, each closed on its line and holding at most brackets of its own; one not closed on its
+# line is no bracket and ends the run. Read in the figure's tail, and where the run or the words
+# after it reach the tail's end, in _ROUND_RUN_REACH bytes; past those, or with a bracket held in
+# one held in another, the unit is unknown too (fail closed)
+_UNIT_UNKNOWN = b"(unknown)"
+_ROUND_RUN_GAP = rb"[ \t*_`~|-]*+(?:\r?\n[ \t*_`~|-]*+)?"
+_ROUND_RUN_GAP_BYTES = frozenset(b" \t\r\n*_`~|-")
+_ROUND_RUN_START = re.compile(_ROUND_RUN_GAP + rb"\(")
+# (a bracket that may be one of a run: not one its line ends in its first 80 bytes, "1\n(s\n": red
+# team 129, F08, each was read)
+_ROUND_RUN_OPEN = _ROUND_RUN_GAP + rb"\((?![^()\n]{0,80}+(?:\n|\Z))"
+_ROUND_RUN = re.compile(rb"(?:" + _ROUND_RUN_GAP + rb"\((?:[^()\n]++|\([^()\n]*+\))*+\))*+")
+_ROUND_RUN_REACH = 1024
+# (a run _round_unit reads whole: up to three brackets on the figure's line, ``_ROUND_AT``'s)
+_ROUND_READ = re.compile(rb"(?:[ \t]{0,8}+\([^()\n]{0,80}+\)){1,3}+")
+# (the bytes after a run a unit and the words before it may take: _UNIT_GAP's 24, two words)
+_ROUND_RUN_AFTER = 64
+
+
+def _round_run_unit(text: bytes, end: int, tail: bytes, whole: bool) -> bytes | None:
+    """``_UNIT_UNKNOWN`` if a unit's word stands after the run of round brackets after the
+    figure ending at ``end`` of ``text`` (the comment above), a unit's label in the run, or the
+    run does not end within reach; else None. ``tail``: the figure's tail as :func:`_unit_at`
+    read it (:func:`_tail_read`), ``whole`` if it is the rest of the text."""
+    window = tail
+    for _ in range(2):
+        at = _ROUND_RUN.match(window).end()
+        if (opened := _ROUND_RUN_START.match(window, at)) is not None:
+            line_end = window.find(b"\n", opened.end())
+            if window.find(b")", opened.end(), len(window) if line_end < 0 else line_end) >= 0:
+                return _UNIT_UNKNOWN  # (a bracket held in one held in another, or brackets not paired)
+            cut = line_end < 0 and not whole  # (a bracket its line closes past the window, or none)
+            if cut and b"("[0] in window[opened.end():]:
+                return _UNIT_UNKNOWN  # (two open past the window: held in one another, read no further)
+        else:
+            cut = not whole and at + _ROUND_RUN_AFTER > len(window)
+        if not cut:
+            m = _UNIT_AFTER_FIGURE.match(window, at)
+            if m is not None and _unit_of_match(window, m) is not None:
+                return _UNIT_UNKNOWN
+            # (and a currency's sign after the run, which is past ASCII, or as a bracket's label: F14)
+            if not window[at:at + 3].isascii() and _SIGN_AFTER_FIGURE.match(window, at) is not None or (
+                    window.find(b"$", 0, at) >= 0 or not window[:at].isascii()) and _SIGN_LABEL_IN.search(window, 0, at):
+                return _UNIT_UNKNOWN
+            if window is tail and (read := _ROUND_READ.match(tail)) is not None and read.end() == at:
+                return None  # (a run _round_unit read whole, its labels: none)
+            for label in _ROUND_LABEL_AT.finditer(window, 0, at):
+                if _unit_of_match(window, label) is not None:
+                    return _UNIT_UNKNOWN
+            return None
+        if len(window) >= _ROUND_RUN_REACH:
+            break
+        window, whole = _tail_read(text, end, _ROUND_RUN_REACH), end + _ROUND_RUN_REACH >= len(text)
+    return _UNIT_UNKNOWN
+
+
 # a bracket after a figure (at most two blanks before it) and its inside, and a word of it
 _BRACKET_AFTER_FIGURE = re.compile(rb"[ \t]{0,2}\[([^\]\n\[]{1,80})\]")
 _BRACKET_WORD = re.compile(rb"(?<![0-9A-Za-z_])(?:[A-Za-z]+|\xc2\xb5[A-Za-z]*|\xce\xbc[A-Za-z]*)(?![0-9A-Za-z_])")
@@ -16254,6 +16354,13 @@ _UNIT_SIGNS = str.maketrans({"\u212a": "K", "\u2103": "\u00b0C", "\u2109": "\u00
                              "\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u2007": " ", "\u205f": " "})
 
 
+# a currency's sign after a figure, the figure's unit (named by the sign): a bracket's whole label
+# ("cost 30 ($)", "30 (€)") or, but "$" (which a shell's prompt and variables write, and which is no
+# lead), apart after it ("30 €"): red team 129, F14, "cost 30 ($)" summarized "cost 30 €" was accepted
+_SIGN_LABEL = (rb"\([ \t]*(?:(?i:in|units?|measured[ \t]+in|all[ \t]+in|values[ \t]+in)"
+               rb"(?:[ \t]*:[ \t]*|[ \t]+))?(\$|\xc2\xa3|\xc2\xa5|\xe2\x82\xac|\xe2\x82\xb9)[ \t]*\)")
+_SIGN_LABEL_IN = re.compile(_SIGN_LABEL)
+_SIGN_AFTER_FIGURE = re.compile(rb"[ \t]{0,2}" + _SIGN_LABEL + rb"|[ \t]{1,2}(\xc2\xa3|\xc2\xa5|\xe2\x82\xac|\xe2\x82\xb9)(?![0-9A-Za-z_$\x80-\xff])")
 # a currency's sign before a figure ("$5/month"): $, £, ¥, €, ₹ (red team 120, F11)
 _CURRENCY_SIGNS = (b"$", b"\xc2\xa3", b"\xc2\xa5", b"\xe2\x82\xac", b"\xe2\x82\xb9")
 # what a rate counts when it names the currency of a sign ("5 USD/month", "5 dollars/month")
@@ -16350,7 +16457,7 @@ def _figures_with_units(text: bytes, at: list[int]) -> dict[bytes, set[bytes]]:
             continue
         if start and text[start - 1] in _FIGURE_GLUE:
             continue
-        unit = _unit_at(text, p + 1)
+        unit = _unit_at(text, p + 1, True)
         if unit is not None:
             out.setdefault(_figure_number(figure), set()).add(unit)
     return out
@@ -16384,16 +16491,16 @@ def _units_of_figure(text: bytes, figure: bytes) -> set[bytes]:
             if at and text[at - 1] in _FIGURE_GLUE or text[at - 1:at] == b",":
                 continue
             if not plain:
-                unit = _unit_at(text, m.end())
+                unit = _unit_at(text, m.end(), True)
             elif b"[" in text[at:m.end()] or m.group(1) is None and m.group(3) is None:
-                # (or a round bracket after it, _ROUND_NEAR)
+                # (or a round bracket after it, _ROUND_RUN_START)
                 # (a bracket after the figure: read as _unit_at reads it, red team 125, F06)
                 end = at
                 while end < len(text) and text[end] in _FIGURE_BYTES:
                     end += 1
                 while text[end - 1] in b".,":
                     end -= 1
-                unit = _unit_at(text, end)
+                unit = _unit_at(text, end, True)
             else:
                 unit = _with_currency(text, at, _unit_of_match(text, m))
             if unit is not None:
@@ -16412,7 +16519,7 @@ def _figure_searches(figure: bytes, with_unit: bool) -> list[re.Pattern[bytes]]:
             if len(_UNIT_SEARCHES) > 4096:
                 _UNIT_SEARCHES.clear()
             pattern = _UNIT_SEARCHES[key] = re.compile(
-                re.escape(written) + (rb"(?:" + _UNIT_TAIL + rb"|(?=" + _ROUND_NEAR + rb"))" if with_unit
+                re.escape(written) + (rb"(?:" + _UNIT_TAIL + rb"|(?=" + _ROUND_RUN_OPEN + rb"))" if with_unit
                                       else rb"(?![0-9]|[.,][0-9])"))
         out.append(pattern)
     return out
