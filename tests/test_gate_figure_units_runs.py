@@ -210,3 +210,52 @@ def test_a_word_digits_before_a_bracket_run_make_no_lead():
     text = b"digest = hashlib.sha256(job_id.encode()).hexdigest()\nx = int64 (a (b))\n"
     assert _extra_leads(text) == []
     assert _extra_leads(b"Wait 30 (see (1)) hours.") == [6]
+
+
+def _round_leads_by_definition(text: bytes) -> list[int]:
+    """The round-bracket leads of :func:`_extra_leads` as first written: every match of the
+    whole bracket pattern over the text, then the figure before it looked for (the function
+    now looks for the figure first and reads the bracket only after one)."""
+    if b"(" not in text:
+        return []
+    read = text.lower()
+    pattern = (gate._ROUND_AFTER_DIGIT_NOT_ASCII if not text.isascii() or b"\x1b" in text
+               else gate._ROUND_AFTER_DIGIT)
+    out = []
+    for m in pattern.finditer(read):
+        j = m.start()
+        while j and text[j - 1] in gate._ROUND_RUN_GAP_BYTES:
+            j -= 1
+        if not j or not 48 <= text[j - 1] <= 57:
+            continue
+        k = j - 1
+        while k and text[k - 1] in gate._FIGURE_BYTES:
+            k -= 1
+        if k and text[k - 1] in gate._GLUED_BEFORE_FIGURE:
+            continue
+        out.append(j - 1)
+    return out
+
+
+def test_the_figure_is_looked_for_before_the_bracket_is_read_with_the_same_leads():
+    """_extra_leads finds the bytes before a bracket first, then the figure, then reads the
+    bracket: the leads are those of the whole pattern over the text (4,000 random texts of
+    figures after words, dots or marks, gaps of blanks, marks and breaks, and brackets; without
+    "[", a no-break space or a "K", a text has only round-bracket leads)."""
+    import random
+    rng = random.Random(130)
+    before = ["", "", "x", "sha", "_", "__", " ", "\n", "v", "1.", "a-", "*", "`"]
+    figures = ["3", "30", "256", "1.5", "2,000"]
+    gaps = ["", " ", "*", "**", "_", "__", "`", "~", "|", "-", "\n", " *", "  ", " " * 9, " " * 10, "\r\n", " \n ", "x"]
+    brackets = ["(s)", "(approx.)", "(min)", "($)", "(a)", "(see (1))", "(in ms)", "(", "(x", "(seconds)", "(é)",
+                "(\x1b[1m)", "(" + "y" * 90 + ")"]
+    after = ["", " seconds", " hours", " GB", "\n", " ms", " (b)", "\nminutes"]
+    found = 0
+    for _ in range(4000):
+        text = "".join(rng.choice(before) + rng.choice(figures) + rng.choice(gaps) + rng.choice(brackets)
+                       + rng.choice(after) + rng.choice([" ", "\n", ". ", ""]) for _ in range(rng.randint(1, 4))).encode()
+        expected = _round_leads_by_definition(text)
+        assert _extra_leads(text) == expected, text
+        assert _extra_leads(text, True) == expected[:1], text
+        found += bool(expected)
+    assert found > 1000  # (the texts do hold leads: the comparison is not of empty lists)
