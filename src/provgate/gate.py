@@ -180,6 +180,7 @@ _KIND_NUMBER = int(Kind.NUMBER)
 _KIND_URL = int(Kind.URL)
 _KIND_PATH = int(Kind.PATH)
 _KIND_NAME = int(Kind.NAME)
+_KIND_DIGEST = int(Kind.DIGEST)
 _CACHE_VERSION = f"facts-{EXTRACTOR_VERSION}"
 
 
@@ -4902,6 +4903,7 @@ class _Check:
                   lambda o, r: _ground_reflowed_in_own_pre(tables, requests, o, r),
                   lambda o, r: _ground_denials_kept(tables, sources, requests, o, r),
                   lambda o, r: _ground_in_path_lines(tables, sources, o, r, self.gate.read_facts),
+                  lambda o, r: _ground_abbreviations(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_in_url_parts(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_pins_in_prose(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_specifier_clauses(tables, sources, o, r),
@@ -10479,6 +10481,114 @@ def _ground_in_path_lines(tables: list[FactTable], sources: list[list[_Facts]], 
         if (value in pieces) if joined is None else (tuple(piece for piece in joined.groups() if piece) in places):
             keep[n] = False
     return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+def _ground_abbreviations(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                          row: np.ndarray, read_facts: Callable[[_Facts], _Facts]) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once each is read as the short form an agent writes of a
+    value its sources hold whole (red team 130a, F05: honest summaries of everyday output were
+    refused): a commit's digest by its first seven or more hex digits (``3f9a2c1`` of ``3f9a2c1e8b…``,
+    as git abbreviates it); a path by its last segments, with its line when it has one
+    (``client.py`` and ``orders/repository.py:212`` of ``src/net/client.py:118`` and of a
+    traceback's ``File "/srv/app/orders/repository.py", line 212``; ``config/settings.py`` of a
+    diff's ``a/config/settings.py``); a version with or without its ``v`` (``v3.2.1`` of
+    ``3.2.1``) or glued to its package's name (``2.31.0`` of pip's ``requests-2.31.0``). Each is
+    the same value cut or spelled another way, never another value: a digest with a digit
+    changed starts no digest of the sources, a path with another line is no place they name."""
+    keep = np.ones(owner.size, dtype=np.bool_)
+    known: dict[int, _AbbreviationSources] = {}
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        kind = int(table.kind[r])
+        if kind not in _ABBREVIATED_KINDS:
+            continue
+        value = table.value_bytes(r)
+        if kind == _KIND_NUMBER and _VERSION_FORM.fullmatch(value) is None:
+            continue
+        if (kind == _KIND_IDENTIFIER or kind == _KIND_PATH) and b"." not in value and b"/" not in value:
+            continue
+        found = known.get(t)
+        if found is None:
+            found = known[t] = _AbbreviationSources(
+                [*sources[t], *(d for facts in sources[t] if (d := read_facts(facts)) is not facts)])
+        if found.holds(kind, value):
+            keep[n] = False
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+_ABBREVIATED_KINDS = frozenset((_KIND_DIGEST, _KIND_PATH, _KIND_IDENTIFIER, _KIND_NUMBER))
+# a version a summary may write with a "v" or without ("v3.2.1", "2.31.0"): two dots at least, or a "v"
+_VERSION_FORM = re.compile(rb"[vV]?[0-9]+(?:\.[0-9]+){2,}|[vV][0-9]+\.[0-9]+")
+# the hex runs of a text a short digest may begin (git prints seven at least)
+_HEX_RUN = re.compile(rb"(?<![0-9A-Za-z])[0-9a-fA-F]{7,}(?![0-9A-Za-z])")
+# a path in a text (its segments: what a shortened path may end with), and a path:line in it
+_PATH_TOKEN = re.compile(rb"(?<![0-9A-Za-z_./-])[0-9A-Za-z_.~-]*(?:/[0-9A-Za-z_.~-]+)+")
+
+
+class _AbbreviationSources:
+    """What the sources of one block hold whole that a short form may stand for
+    (:func:`_ground_abbreviations`), made on the first question."""
+
+    __slots__ = ("_data", "_hex", "_places", "_tails")
+
+    def __init__(self, texts: list[_Facts]) -> None:
+        self._data = [x.table.data for x in texts]
+        self._hex: list[bytes] | None = None
+        self._tails: set[bytes] | None = None
+        self._places: set[tuple[bytes, ...]] | None = None
+
+    def holds(self, kind: int, value: bytes) -> bool:
+        if kind == _KIND_DIGEST:
+            if len(value) < 7 or value.strip(b"0123456789abcdefABCDEF"):
+                return False
+            if self._hex is None:
+                self._hex = [m.group().lower() for data in self._data for m in _HEX_RUN.finditer(data)]
+            value = value.lower()
+            return any(run.startswith(value) for run in self._hex)
+        if kind == _KIND_NUMBER:
+            bare = value[1:] if value[:1] in b"vV" else value
+            # the version standing apart, with a "v" or without, or glued to a name by "-"
+            pattern = re.compile(rb"(?:(?<![0-9A-Za-z.+-])[vV]?|(?<=[A-Za-z]-))" + re.escape(bare)
+                                 + rb"(?![0-9A-Za-z+]|[.-][0-9])")
+            return any(pattern.search(data) is not None for data in self._data)
+        if self._tails is None:
+            self._tails, self._places = set(), set()
+            for data in self._data:
+                paths = [m.group() for m in _PATH_TOKEN.finditer(data)]
+                frames = _TRACEBACK_FRAME.findall(data)
+                paths += [path for path, _ in frames]
+                for path in paths:
+                    joined = _PATH_LINE.fullmatch(path)
+                    bare, line, col = joined.groups() if joined is not None else (path, None, None)
+                    for tail in _path_tails(bare):
+                        self._tails.add(tail)
+                        if line:
+                            self._places.add((tail, line))
+                            if col:
+                                self._places.add((tail, line, col))
+                for path, line in frames:
+                    self._places.update((tail, line) for tail in _path_tails(path))
+                for m in _PATH_LINE_TOKEN.finditer(data):
+                    path, line, col = m.groups()
+                    for tail in _path_tails(path):
+                        self._places.add((tail, line))
+                        if col:
+                            self._places.add((tail, line, col))
+        joined = _PATH_LINE.fullmatch(value)
+        if joined is not None and joined.group(1).count(b".") + joined.group(1).count(b"/"):
+            return tuple(piece for piece in joined.groups() if piece) in self._places
+        return value in self._tails
+
+
+# a path's token with its line (and column) in a text: "src/net/client.py:118", "lexer.c:412:17"
+_PATH_LINE_TOKEN = re.compile(rb"(?<![0-9A-Za-z_./-])([0-9A-Za-z_.~/-]*[0-9A-Za-z_~-]\.[0-9A-Za-z]+):(\d+)(?::(\d+))?")
+
+
+def _path_tails(path: bytes) -> list[bytes]:
+    """A path's last segments, one or more, each a way to write it short: ``/srv/app/x.py`` ->
+    ``srv/app/x.py``, ``app/x.py``, ``x.py`` (and the path itself)."""
+    parts = path.split(b"/")
+    return [b"/".join(parts[k:]) for k in range(len(parts)) if parts[k]]
 
 
 _QUOTE_MARKS = frozenset(b"\"'`")

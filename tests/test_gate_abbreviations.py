@@ -1,0 +1,62 @@
+"""Red team 130a, F05: the short forms an agent writes of a value its sources hold whole are
+grounded (I1), each lie of the same form refused: a commit's digest by its first seven or more
+hex digits, a path by its last segments (with its line), a version with or without its "v" or
+glued to its package's name (docs/gate.md, I1's looser readings)."""
+
+from __future__ import annotations
+
+import pytest
+from gate_helpers import assert_accepted
+from test_grammar_v4 import _summarize
+
+GIT_LOG = ("commit 3f9a2c1e8b7d6f5a4e3d2c1b0a9f8e7d6c5b4a39\nAuthor: Jane Doe <jane.doe@example.com>\n\n"
+           "    Fix PROJ-1234: retry on 503 in src/net/client.py:118\n")
+DIFF = ("diff --git a/config/settings.py b/config/settings.py\nindex 4e3c2a1..8b9d0f7 100644\n"
+        "--- a/config/settings.py\n+++ b/config/settings.py\n@@ -42,7 +42,7 @@ DATABASES = {\n")
+PIP = ("Collecting requests<3,>=2.28\n  Downloading requests-2.31.0-py3-none-any.whl (62 kB)\n"
+       "Successfully installed certifi-2024.2.2 idna-3.6 requests-2.31.0\n")
+TRACEBACK = ('Traceback (most recent call last):\n  File "/srv/app/orders/repository.py", line 212, in save_order\n'
+             "    session.commit()\n")
+TABLE = "| Service | Host | Port | Version |\n|---|---|---|---|\n| auth | auth-1.prod.internal | 8081 | 3.2.1 |\n"
+TAGGED = "Deployed auth v3.2.1 to prod.\n"
+
+HONEST = [
+    (GIT_LOG, "Commit 3f9a2c1 fixed PROJ-1234.\n"),
+    (GIT_LOG, "Commit `3f9a2c1e8b7d` fixed PROJ-1234.\n"),
+    (GIT_LOG, "The retry fix is in client.py:118.\n"),
+    (GIT_LOG, "The retry fix is in net/client.py:118.\n"),
+    (TRACEBACK, "save_order failed at orders/repository.py:212.\n"),
+    (TRACEBACK, "save_order failed in repository.py, line 212.\n"),
+    (DIFF, "config/settings.py changed.\n"),
+    (PIP, "requests 2.31.0 was installed.\n"),
+    (PIP, "certifi 2024.2.2 was installed.\n"),
+    (TABLE, "auth runs v3.2.1 on port 8081.\n"),
+    (TAGGED, "auth 3.2.1 is deployed.\n"),
+]
+
+LIES = [
+    (GIT_LOG, "Commit 3f9a2c2 fixed PROJ-1234.\n", "3f9a2c2"),  # a digit changed
+    (GIT_LOG, "Commit 9a2c1e8 fixed PROJ-1234.\n", "9a2c1e8"),  # inside the digest, no prefix of it
+    (GIT_LOG, "Commit 3f9a2c1e8b7e fixed PROJ-1234.\n", "3f9a2c1e8b7e"),
+    (GIT_LOG, "The retry fix is in server.py:118.\n", "server.py"),
+    (GIT_LOG, "The retry fix is in ient.py.\n", "ient.py"),  # no segment of the path
+    (TRACEBACK, "save_order failed at orders/repository.py:213.\n", "orders/repository.py:213"),
+    (TRACEBACK, "save_order failed at billing/repository.py:212.\n", "billing/repository.py:212"),
+    (DIFF, "config/setting.py changed.\n", "config/setting.py"),
+    (PIP, "requests 2.31.1 was installed.\n", "2.31.1"),
+    (PIP, "requests 2.31 was installed.\n", "2.31"),  # a prefix of the version, no version
+    (TABLE, "auth runs v3.2.2 on port 8081.\n", "v3.2.2"),
+    (TAGGED, "auth 3.2.11 is deployed.\n", "3.2.11"),
+]
+
+
+@pytest.mark.parametrize("source, text", HONEST)
+def test_a_short_form_of_a_value_the_source_holds_is_grounded(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("source, text, value", LIES)
+def test_a_short_form_of_a_value_the_source_does_not_hold_is_refused(source, text, value):
+    verdict = _summarize(source, text)
+    assert not verdict.accepted
+    assert any(v.invariant == "I1" and v.value == value for v in verdict.violations), verdict.summary()
