@@ -60,3 +60,27 @@ def test_a_short_form_of_a_value_the_source_does_not_hold_is_refused(source, tex
     verdict = _summarize(source, text)
     assert not verdict.accepted
     assert any(v.invariant == "I1" and v.value == value for v in verdict.violations), verdict.summary()
+
+
+def test_each_source_is_read_once_for_every_short_form_of_a_block(monkeypatch):
+    """A summary of many short forms none of which its source holds reads the source's hex runs
+    and versions once, not once a form (a per-form search was rows x bytes)."""
+    from provgate import gate
+
+    reads = {"hex": 0, "version": 0}
+
+    class Counting:
+        def __init__(self, pattern, name):
+            self.pattern, self.name = pattern, name
+
+        def finditer(self, data):
+            reads[self.name] += 1
+            return self.pattern.finditer(data)
+
+    monkeypatch.setattr(gate, "_HEX_RUN", Counting(gate._HEX_RUN, "hex"))
+    monkeypatch.setattr(gate, "_VERSION_TOKEN", Counting(gate._VERSION_TOKEN, "version"))
+    source = "".join(f"commit {n:040x} released v1.{n}.0\n" for n in range(1, 400))
+    text = "".join(f"Commit {n:07x}f shipped 9.{n}.1.\n" for n in range(1, 400))
+    verdict = _summarize(source, text)
+    assert not verdict.accepted
+    assert reads == {"hex": 1, "version": 1}

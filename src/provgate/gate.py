@@ -10519,6 +10519,10 @@ def _ground_abbreviations(tables: list[FactTable], sources: list[list[_Facts]], 
 _ABBREVIATED_KINDS = frozenset((_KIND_DIGEST, _KIND_PATH, _KIND_IDENTIFIER, _KIND_NUMBER))
 # a version a summary may write with a "v" or without ("v3.2.1", "2.31.0"): two dots at least, or a "v"
 _VERSION_FORM = re.compile(rb"[vV]?[0-9]+(?:\.[0-9]+){2,}|[vV][0-9]+\.[0-9]+")
+# a version in a text, standing apart (with a "v" or without) or glued to a name by "-"
+# ("requests-2.31.0"), whole: "2.31" is none of "2.31.0"
+_VERSION_TOKEN = re.compile(rb"(?:(?<![0-9A-Za-z.+-])[vV]?|(?<=[A-Za-z]-))([0-9]++(?:\.[0-9]++)++)"
+                            rb"(?![0-9A-Za-z+]|[.-][0-9])")
 # the hex runs of a text a short digest may begin (git prints seven at least)
 _HEX_RUN = re.compile(rb"(?<![0-9A-Za-z])[0-9a-fA-F]{7,}(?![0-9A-Za-z])")
 # a path in a text (its segments: what a shortened path may end with), and a path:line in it
@@ -10529,11 +10533,12 @@ class _AbbreviationSources:
     """What the sources of one block hold whole that a short form may stand for
     (:func:`_ground_abbreviations`), made on the first question."""
 
-    __slots__ = ("_data", "_hex", "_places", "_tails")
+    __slots__ = ("_data", "_hex", "_places", "_tails", "_versions")
 
     def __init__(self, texts: list[_Facts]) -> None:
         self._data = [x.table.data for x in texts]
         self._hex: list[bytes] | None = None
+        self._versions: set[bytes] | None = None
         self._tails: set[bytes] | None = None
         self._places: set[tuple[bytes, ...]] | None = None
 
@@ -10542,15 +10547,16 @@ class _AbbreviationSources:
             if len(value) < 7 or value.strip(b"0123456789abcdefABCDEF"):
                 return False
             if self._hex is None:
-                self._hex = [m.group().lower() for data in self._data for m in _HEX_RUN.finditer(data)]
+                self._hex = sorted({m.group().lower() for data in self._data for m in _HEX_RUN.finditer(data)})
+            # (the runs it may begin are sorted from the first not below it: one look, not one a
+            # run, for each of a summary's many digests)
             value = value.lower()
-            return any(run.startswith(value) for run in self._hex)
+            at = bisect.bisect_left(self._hex, value)
+            return at < len(self._hex) and self._hex[at].startswith(value)
         if kind == _KIND_NUMBER:
-            bare = value[1:] if value[:1] in b"vV" else value
-            # the version standing apart, with a "v" or without, or glued to a name by "-"
-            pattern = re.compile(rb"(?:(?<![0-9A-Za-z.+-])[vV]?|(?<=[A-Za-z]-))" + re.escape(bare)
-                                 + rb"(?![0-9A-Za-z+]|[.-][0-9])")
-            return any(pattern.search(data) is not None for data in self._data)
+            if self._versions is None:
+                self._versions = {m.group(1) for data in self._data for m in _VERSION_TOKEN.finditer(data)}
+            return (value[1:] if value[:1] in b"vV" else value) in self._versions
         if self._tails is None:
             self._tails, self._places = set(), set()
             for data in self._data:
@@ -10585,10 +10591,15 @@ _PATH_LINE_TOKEN = re.compile(rb"(?<![0-9A-Za-z_./-])([0-9A-Za-z_.~/-]*[0-9A-Za-
 
 
 def _path_tails(path: bytes) -> list[bytes]:
-    """A path's last segments, one or more, each a way to write it short: ``/srv/app/x.py`` ->
-    ``srv/app/x.py``, ``app/x.py``, ``x.py`` (and the path itself)."""
+    """A path's last segments, one to eight, each a way to write it short: ``/srv/app/x.py`` ->
+    ``srv/app/x.py``, ``app/x.py``, ``x.py``, and the path itself. (Eight at most: every tail of
+    a path of n segments is n^2 bytes, and a short form is a few segments.)"""
     parts = path.split(b"/")
-    return [b"/".join(parts[k:]) for k in range(len(parts)) if parts[k]]
+    return [path, *(b"/".join(parts[k:]) for k in range(max(len(parts) - _PATH_TAIL_SEGMENTS, 0), len(parts))
+                     if parts[k])]
+
+
+_PATH_TAIL_SEGMENTS = 8
 
 
 _QUOTE_MARKS = frozenset(b"\"'`")
