@@ -14,7 +14,7 @@ from gate_helpers import assert_accepted, find
 from test_grammar_v4 import _rewrite, _summarize
 
 from provgate import gate
-from provgate.gate import _UNIT_UNKNOWN, _extra_leads, _figures_with_units, _unit_at, _unit_leads, _units_of_figure
+from provgate.gate import _UNIT_UNKNOWN, _extra_leads, _unknown_as, _figures_with_units, _unit_at, _unit_leads, _units_of_figure
 
 SOURCE = "Wait 30 minutes before retrying."
 
@@ -40,7 +40,8 @@ RUNS = [
 def test_a_unit_written_past_the_bracket_run_of_a_summary_is_unknown_and_refused(run):
     found = find(_summarize(SOURCE, f"Wait 30{run}hours before retrying."), "I1", value="30",
                  evidence__change="unit_changed")
-    assert found.evidence["unit"] == _UNIT_UNKNOWN.decode() and found.evidence["sources_unit"] == ["min"]
+    # (unknown, and the unit's word the reader saw after the run: red team 130b, F08)
+    assert found.evidence["unit"] == "(unknown h)" and found.evidence["sources_unit"] == ["min"]
 
 
 @pytest.mark.parametrize("run", RUNS)
@@ -50,9 +51,21 @@ def test_a_unit_written_past_the_bracket_run_of_a_source_grounds_no_unit(run):
         return
     found = find(_summarize(f"Wait 30{run}minutes before retrying.", "Wait 30 hours before retrying."), "I1",
                  value="30", evidence__change="unit_changed")
-    assert found.evidence["sources_unit"] == [_UNIT_UNKNOWN.decode()]
+    assert found.evidence["sources_unit"] == ["(unknown min)"]
     # (and the unit written right after the figure is refused too: the source's is unknown)
     find(_summarize(f"Wait 30{run}minutes before retrying.", "Wait 30 minutes before retrying."), "I1", value="30")
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_a_unit_changed_behind_the_same_run_on_both_sides_is_refused(run):
+    """Unknown is not grounded by unknown when the reader saw each side's unit after the run:
+    red team 130b, F08, "Wait 30 (a) (b) (c) (d) minutes." summarized "Wait 30 (e) (f) (g) (h)
+    hours." was accepted."""
+    source = f"Wait 30{run}minutes before retrying."
+    if "\u00a0" in run:  # (the grammar reads "30\u00a0" as no number)
+        return
+    find(_summarize(source, f"Wait 30{run}hours before retrying."), "I1", value="30", evidence__change="unit_changed")
+    find(_rewrite(source + "\n", f"Wait 30{run}hours before retrying.\n"), "I2", value="30")
 
 
 @pytest.mark.parametrize("run", RUNS)
@@ -103,8 +116,8 @@ def test_the_rewrites_red_team_129_found_accepted_stay_accepted(before, after):
 
 
 @pytest.mark.parametrize("text, unit", [
-    ("5 (a) (b) (c) (d) ms.", _UNIT_UNKNOWN),
-    ("5 (see (1)) ms.", _UNIT_UNKNOWN),
+    ("5 (a) (b) (c) (d) ms.", _unknown_as(b"ms")),
+    ("5 (see (1)) ms.", _unknown_as(b"ms")),
     ("5 (a ((b)) c) ms.", _UNIT_UNKNOWN),  # (a bracket held in one held in another: unknown, read no further)
     ("5 (" + "(" * 40 + ")" * 40 + ") items.", _UNIT_UNKNOWN),
     ("5 (a (b) (c) (d) ms", _UNIT_UNKNOWN),  # (brackets not paired on the line)
@@ -135,7 +148,7 @@ def test_each_figure_before_a_run_is_read_once(monkeypatch):
     real = gate._round_run_unit
     monkeypatch.setattr(gate, "_round_run_unit", lambda t, e, *rest: calls.append(e) or real(t, e, *rest))
     found = _figures_with_units(text, _unit_leads(text))
-    assert found == {b"1": {_UNIT_UNKNOWN}} and len(calls) == 500
+    assert found.keys() == {b"1"} and all(u.startswith(b"(unknown") for u in found[b"1"]) and len(calls) == 500
     assert len(_extra_leads(text)) == 500
 
 

@@ -16418,13 +16418,22 @@ def _round_unit(tail: bytes, at: int, depth: int = 0) -> bytes | None:
 # the 192-byte tail) with a unit's word after the run, which a reader reads as the figure's, or a
 # bracket of the run a unit's label (_ROUND_LABEL) that it did not reach ("30         (seconds)"). Its
 # unit is unknown, not none: it is grounded by the same figure read so (unknown) only, and a
-# source's figure read so grounds no unit (a figure with none is left be). The run is read to its
+# source's figure read so grounds no unit (a figure with none is left be); where the reader sees
+# the unit's word after the run (or its sign, or its label in the run), unknown and that unit
+# (_unknown_as), grounded by the same reading with the same unit only. The run is read to its
 # end by one match (_ROUND_RUN): blanks, markdown's marks and at most one line break before each
 # bracket, each closed on its line and holding at most brackets of its own; one not closed on its
 # line is no bracket and ends the run. Read in the figure's tail, and where the run or the words
 # after it reach the tail's end, in _ROUND_RUN_REACH bytes; past those, or with a bracket held in
 # one held in another, the unit is unknown too (fail closed)
 _UNIT_UNKNOWN = b"(unknown)"
+
+
+def _unknown_as(unit: bytes) -> bytes:
+    """The unknown unit of a figure whose run of brackets a unit's word (or sign, or label)
+    ``unit`` stands after or in: unknown, and that word's (red team 130b, F08: "30 (a) (b) (c)
+    (d) minutes" summarized "30 (e) (f) (g) (h) hours" was grounded, unknown by unknown)."""
+    return b"(unknown " + unit + b")"
 _ROUND_RUN_GAP = rb"[ \t*_`~|-]*+(?:\r?\n[ \t*_`~|-]*+)?"
 _ROUND_RUN_GAP_BYTES = frozenset(b" \t\r\n*_`~|-")
 _ROUND_RUN_START = re.compile(_ROUND_RUN_GAP + rb"\(")
@@ -16458,17 +16467,19 @@ def _round_run_unit(text: bytes, end: int, tail: bytes, whole: bool) -> bytes | 
             cut = not whole and at + _ROUND_RUN_AFTER > len(window)
         if not cut:
             m = _UNIT_AFTER_FIGURE.match(window, at)
-            if m is not None and _unit_of_match(window, m) is not None:
-                return _UNIT_UNKNOWN
+            if m is not None and (unit := _unit_of_match(window, m)) is not None:
+                return _unknown_as(unit)
             # (and a currency's sign after the run, which is past ASCII, or as a bracket's label: F14)
-            if not window[at:at + 3].isascii() and _SIGN_AFTER_FIGURE.match(window, at) is not None or (
-                    window.find(b"$", 0, at) >= 0 or not window[:at].isascii()) and _SIGN_LABEL_IN.search(window, 0, at):
-                return _UNIT_UNKNOWN
+            if not window[at:at + 3].isascii() and (sign := _SIGN_AFTER_FIGURE.match(window, at)) is not None:
+                return _unknown_as(sign.group(1) or sign.group(2))
+            if (window.find(b"$", 0, at) >= 0 or not window[:at].isascii()) and (
+                    sign := _SIGN_LABEL_IN.search(window, 0, at)) is not None:
+                return _unknown_as(sign.group(1))
             if window is tail and (read := _ROUND_READ.match(tail)) is not None and read.end() == at:
                 return None  # (a run _round_unit read whole, its labels: none)
             for label in _ROUND_LABEL_AT.finditer(window, 0, at):
-                if _unit_of_match(window, label) is not None:
-                    return _UNIT_UNKNOWN
+                if (unit := _unit_of_match(window, label)) is not None:
+                    return _unknown_as(unit)
             return None
         if len(window) >= _ROUND_RUN_REACH:
             break
