@@ -15,7 +15,7 @@ from gate_helpers import assert_accepted, find
 from test_gate_requirement_extras import rewrite, summarize
 
 import provgate.gate as gate_module
-from provgate.gate import _requirement_spans, _requirement_stated, _requirements
+from provgate.gate import _requirement_readings, _requirement_spans, _requirement_stated, _requirements
 
 TABLE = "| requirement | python |\n|---|---|\n| requests>=2.28 | >=3.8 |\n| urllib3<2 | >=3.7 |\n"
 SPECS = "| package | spec |\n|---|---|\n| requests>=2.28,<3 | pinned for py3.8 |\n| django>=3.2 | <4.0 |\n"
@@ -85,11 +85,16 @@ def test_a_table_row_is_read_as_its_cells():
     # (after blanks; a tab is a blank; the cells after it, blanks dropped)
     assert set(_requirements(b"  |\trequests>=2.28\t| >=3.8 | < 4 |")) == {
         (b"requests", b"", b">=", b"2.28"), (b"requests", b"", b">=", b"2.28", b"|", b">=3.8|<4")}
-    # (not a table's row: Poetry's "or", as tables2 read it)
+    # (not a table's row: Poetry's "or", as tables2 read it, and the row's reading apart, which
+    # states it too: a row off a line start, red team 130a F02; a source states both)
     poetry = {(b"requests", b"", b"||", b">=2.28", b"||", b">=3.8")}
-    assert set(_requirements(b"requests>=2.28 | >=3.8")) == poetry
-    assert set(_requirements(b"x | requests>=2.28 | >=3.8 |")) == poetry
-    assert set(_requirements(b"| a | b |\nrequests>=2.28 | >=3.8\n")) == poetry
+    cells = {(b"requests", b"", b">=", b"2.28"), (b"requests", b"", b">=", b"2.28", b"|", b">=3.8")}
+    for text in (b"requests>=2.28 | >=3.8", b"x | requests>=2.28 | >=3.8 |", b"| a | b |\nrequests>=2.28 | >=3.8\n",
+                 b"> | requests>=2.28 | >=3.8 |", b"The row `| requests>=2.28 | >=3.8 |` says so."):
+        said, rows = _requirement_readings(text)
+        assert set(said) == poetry and set(rows) == poetry, text
+        assert {key for key, _ in rows[next(iter(poetry))]} == cells
+        assert set(_requirements(text)) == poetry | cells
     # (on a table's row, "||" and a "|" without a blank each side stay Poetry's "or", inside one cell)
     assert set(_requirements(b"| requests>=2.28 || >=3.8 |")) == poetry
     assert set(_requirements(b"| requests>=2.28|>=3.8 |")) == poetry
@@ -139,3 +144,48 @@ def test_a_row_is_cut_once_a_requirement(monkeypatch, make, cut):
         assert counting.calls <= 2 * n + 1
         assert len(found) == n
         assert all((b" | " in m.group(0)) != cut for m in found)
+
+
+# red team 130a, F02 (a regression of tables3): a row restated off a line start -- quoted in a code
+# span in a sentence, blockquoted, without outer pipes -- was read as Poetry's "or", which the
+# table (a row, read as its cells) did not state. Off a table's row, the "or" is stated by the row's
+# reading as well; a row re-paired stays refused wherever it stands.
+QUOTED = "> " + TABLE.replace("\n", "\n> ")[:-2]            # the table blockquoted
+BARE = "requirement | python\n---|---\nrequests>=2.28 | >=3.8\nurllib3<2 | >=3.7\n"   # no outer pipes
+POETRY = "Needs requests>=2.28 | >=3.8.\n"                  # prose: Poetry's "or"
+
+
+def _swap(text: str) -> str:
+    return text.replace(">=3.8", "\0").replace(">=3.7", ">=3.8").replace("\0", ">=3.7")
+
+
+@pytest.mark.parametrize("source, text, edits", [
+    (TABLE, "The table row `| requests>=2.28 | >=3.8 |` says requests needs python >=3.8.\n", (summarize,)),
+    (TABLE, "> | requests>=2.28 | >=3.8 |\n", (summarize,)),
+    (TABLE, "requests>=2.28 | >=3.8\n", (summarize,)),
+    (TABLE, QUOTED, (rewrite, summarize)),
+    (TABLE, BARE, (rewrite, summarize)),
+    (QUOTED, "| requests>=2.28 | >=3.8 |\n", (summarize,)),           # a quoted table's row at a line start
+    (QUOTED, TABLE, (rewrite, summarize)),
+    (POETRY, "Needs requests>=3.8 | >=2.28.\n", (rewrite, summarize)),  # Poetry's "or": alternatives reordered
+])
+def test_a_row_off_a_line_start_kept_is_accepted(source, text, edits):
+    for edit in edits:
+        assert_accepted(edit(source, text))
+
+
+@pytest.mark.parametrize("source, lie, edits", [
+    (TABLE, "> | requests>=2.28 | >=3.7 |\n> | urllib3<2 | >=3.8 |\n", (summarize,)),
+    (TABLE, "requests>=2.28 | >=3.7\nurllib3<2 | >=3.8\n", (summarize,)),
+    (TABLE, _swap(QUOTED), (rewrite, summarize)),
+    (TABLE, _swap(BARE), (rewrite, summarize)),
+    (QUOTED, _swap(TABLE), (rewrite, summarize)),
+    (QUOTED, _swap(QUOTED), (rewrite, summarize)),
+    (POETRY, "Needs requests>=2.28 | >=3.9.\n", (rewrite, summarize)),
+])
+def test_a_row_off_a_line_start_re_paired_is_refused(source, lie, edits):
+    for edit in edits:
+        v = edit(source, lie)
+        assert not v.accepted, edit.__name__
+    if source != POETRY:
+        assert changed(v)   # (refused as a requirement changed, not by another rule)

@@ -4440,9 +4440,9 @@ class _Check:
         invariant = "I1" if lossy else "I2"
         # (each text read once a check, however many blocks and sources hold it: a summary
         # restating its source verbatim read it three times, red team 118 F16)
-        by_text: dict[bytes, dict[tuple[bytes, ...], str]] = {}
+        by_text: dict[bytes, _Requirements] = {}
 
-        def requirements_of(text: bytes) -> dict[tuple[bytes, ...], str]:
+        def requirements_of(text: bytes) -> _Requirements:
             found = by_text.get(text)
             if found is None:
                 found = by_text[text] = _requirements(text)
@@ -4463,7 +4463,8 @@ class _Check:
         for j in asked:
             block = post_blocks[j]
             post_text = post_texts[j].encode()
-            said = requirements_of(post_text)
+            found = requirements_of(post_text)
+            said, said_rows = found.said, found.rows  # (a row off a line start: its "or", F02)
             said_marked = marked_of(post_text)
             if not said and not said_marked:
                 continue
@@ -4494,6 +4495,8 @@ class _Check:
                     continue  # (no extras, and a name no source states a requirement of: the facts' to judge)
                 if _requirement_stated(req, known, lossy):
                     continue
+                if (row := said_rows.get(req)) is not None and all(_requirement_stated(k, known, lossy) for k, _ in row):
+                    continue  # (Poetry's "or" off a table's row, stated as that row: its cell and row, F02)
                 self.violate(invariant, f"block {block.id!r} states the requirement {text!r}, which neither its "
                              "pre version nor its sources state (name, extras, comparisons and versions read as "
                              "pip reads them)", block=block.id, key=req[0].decode(), value=text,
@@ -14802,16 +14805,46 @@ def _ascii_comparisons(text: bytes) -> bytes:
     return text
 
 
-def _requirements(text: bytes) -> dict[tuple[bytes, ...], str]:
+class _Requirements(dict):
+    """:func:`_requirements`' answer: each requirement's key -> its text, as a source states them
+    (the dict); ``said``, those a block states, where a "|" with a blank on each side off a
+    markdown table's row is Poetry's "or" alone; ``rows``, each such "or"'s key -> its reading
+    as a row (:func:`_requirement_readings`), which states it as well."""
+
+    __slots__ = ("said", "rows")
+
+
+def _requirements(text: bytes) -> _Requirements:
     """The pip requirements of ``text`` (``_REQUIREMENT``), each as pip reads it -> its text:
     (the name by PEP 503: lower-cased, a run of ``-``, ``_``, ``.`` one ``-``; its extras the
     same way, sorted and joined by ``,``; then each clause of its specifier set, sorted, as its
     comparison and its version lower-cased, quotes aside). Read only where a comparison stands
-    before a digit (``_REQUIREMENT_HINT``)."""
+    before a digit (``_REQUIREMENT_HINT``). A "|" with a blank on each side off a table's row
+    is read both ways (:func:`_requirement_readings`): a source states both; a block states
+    the "or" (``said``), stated as well by its row's reading (``rows``)."""
+    said, rows = _requirement_readings(text)
+    out = _Requirements(said)
+    out.said, out.rows = said, rows
+    for reading in rows.values():
+        for key, written in reading:
+            out.setdefault(key, written)
+    return out
+
+
+def _requirement_readings(text: bytes) -> tuple[dict[tuple[bytes, ...], str],
+                                                dict[tuple[bytes, ...], tuple[tuple[tuple[bytes, ...], str], ...]]]:
+    """:func:`_requirements` of ``text``, and apart, of each requirement read with Poetry's "or"
+    across a "|" with a blank on each side off a markdown table's row (a row quoted in a
+    sentence's code span, blockquoted, written without outer pipes): its key -> its reading as a
+    row (the cell's key, the row's key, each with its text), which states it as well. A row reads
+    the same wherever it stands, at a line's start or not (red team 130a, F02: a row restated off
+    a line start was refused as an "or" its source, a table, did not state)."""
     out: dict[tuple[bytes, ...], str] = {}
     seen: set[bytes] = set()  # (a requirement written again the same way: its key once)
     uncut: dict[int, re.Match[bytes]] = {}
-    for m in _requirement_matches(_ascii_comparisons(text), uncut):
+    cut: dict[int, re.Match[bytes]] = {}
+    rows: dict[tuple[bytes, ...], tuple[tuple[tuple[bytes, ...], str], ...]] = {}
+    for m in _requirement_matches(_ascii_comparisons(text), uncut, cut):
         written = m.group(0)
         if written not in seen:
             seen.add(written)
@@ -14823,14 +14856,24 @@ def _requirements(text: bytes) -> dict[tuple[bytes, ...], str]:
             # cell alone is stated by the row, a row whose other cells changed is another
             # requirement, as the "or" reading of tables2 had it: red team 129, F05)
             seen.add(whole.group(0))
-            out.setdefault(_requirement_key(m) + (b"|", b"".join(whole.string[m.end():whole.end()].split())[1:]),
-                           whole.group(0).decode("utf-8", "replace"))
+            out.setdefault(_row_requirement_key(m, whole), whole.group(0).decode("utf-8", "replace"))
+        if cut and (part := cut.get(m.start())) is not None:
+            rows.setdefault(_requirement_key(m), (
+                (_requirement_key(part), part.group(0).decode("utf-8", "replace")),
+                (_row_requirement_key(part, m), written.decode("utf-8", "replace"))))
     if _may_hold_markers(text):
         for key, said in _markers(text):
             out.setdefault(key, said)
     for start, end, key in _constraint_alternatives(text):
         out.setdefault(key, text[start:end].decode("utf-8", "replace"))
-    return out
+    return out, rows
+
+
+def _row_requirement_key(cell: re.Match[bytes], whole: re.Match[bytes]) -> tuple[bytes, ...]:
+    """The key of a table row's requirement: the cell's (``cell``, the match cut at its column
+    edge), then b"|" and the bytes of the cells after it in ``whole`` (the match run on) without
+    blanks (:func:`_requirement_readings`)."""
+    return _requirement_key(cell) + (b"|", b"".join(whole.string[cell.end():whole.end()].split())[1:])
 
 
 # an environment marker's comparison of a string (PEP 508: ``sys_platform == 'linux'``,
@@ -15465,7 +15508,8 @@ def _requirement_spans(text: bytes) -> list[tuple[int, int, tuple[bytes, ...]]]:
     return spans
 
 
-def _requirement_matches(text: bytes, uncut: dict[int, re.Match[bytes]] | None = None) -> Iterator[re.Match[bytes]]:
+def _requirement_matches(text: bytes, uncut: dict[int, re.Match[bytes]] | None = None,
+                         cut: dict[int, re.Match[bytes]] | None = None) -> Iterator[re.Match[bytes]]:
     """The matches of ``_REQUIREMENT`` in ``text`` that hold a comparison before a digit
     (``_REQUIREMENT_HINT``), found from those comparisons: for each, the pattern is tried at the
     starts of the last ``_REQUIREMENT_TRIES`` words within ``_REQUIREMENT_REACH`` bytes before
@@ -15516,6 +15560,10 @@ def _requirement_matches(text: bytes, uncut: dict[int, re.Match[bytes]] | None =
                         if uncut is not None:
                             uncut[start] = m
                         m = _REQUIREMENT.match(text, start, edge.start())
+                    elif cut is not None:
+                        # (off a table's row, the match as read cut at the edge too: a row quoted
+                        # in a sentence, blockquoted or without outer pipes; red team 130a, F02)
+                        cut[start] = _REQUIREMENT.match(text, start, edge.start())
                 tried[start] = m
             if m is not None and m.end(5) > at:
                 last = m.end()
