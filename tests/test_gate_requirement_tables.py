@@ -189,3 +189,57 @@ def test_a_row_off_a_line_start_re_paired_is_refused(source, lie, edits):
         assert not v.accepted, edit.__name__
     if source != POETRY:
         assert changed(v)   # (refused as a requirement changed, not by another rule)
+
+
+# red team 130a, F07: markdown's emphasis around a requirement. The version pattern let a version
+# end in "*" (PEP 440's "==2.*"), so "**requests>=2.28**" was the requirement "requests>=2.28**";
+# "__" before a name kept it from being one ("__django", an identifier no source held). A version
+# ends in "*" only as ".*"; a name may follow "_" or "__" that opens emphasis; a cell in bold on a
+# table's row still binds the cells after it.
+PINS = "requests>=2.28\nurllib3<2\ndjango>=3.2,<4.2\n"
+WILD = "Install django==3.2.* and flask!=2.*\n"
+PORTS = "REDIS_PORT=6380\n"
+
+
+@pytest.mark.parametrize("source, text, edits", [
+    (PINS, "The service needs **requests>=2.28** and **urllib3<2**.\n", (summarize,)),
+    (PINS, "Pinned: *django>=3.2,<4.2*.\n", (summarize,)),
+    (PINS, "Pinned: __django>=3.2,<4.2__.\n", (summarize,)),
+    (PINS, "Pinned: _django>=3.2_ and ***requests>=2.28***.\n", (summarize,)),
+    (TABLE, "| **requests>=2.28** | >=3.8 |\n", (summarize,)),
+    (TABLE, "| **requests>=2.28** | **>=3.8** |\n", (summarize,)),
+    (WILD, "django==3.2.* and flask!=2.* are pinned.\n", (summarize,)),   # PEP 440's wildcard kept
+    (WILD, "**django==3.2.*** is pinned.\n", (summarize,)),
+    (PORTS, "Redis listens on __port 6380__.\n", (summarize,)),
+])
+def test_a_requirement_in_emphasis_is_accepted(source, text, edits):
+    for edit in edits:
+        assert_accepted(edit(source, text))
+
+
+@pytest.mark.parametrize("source, lie", [
+    (PINS, "The service needs **requests>2.28**.\n"),
+    (PINS, "Pinned: *django>=3.2,>4.2*.\n"),
+    (PINS, "Pinned: __django>=3.2,>4.2__.\n"),
+    (PINS, "Pinned: __django>=3.2,<4.3__.\n"),
+    (PINS, "Pinned: _django>=3.3_.\n"),
+    (TABLE, "| **requests>=2.28** | >=3.7 |\n"),            # the python column moved, the cell in bold
+    (TABLE, "| **requests>=2.28** | **>=3.7** |\n"),
+    (WILD, "django==3.* and flask!=2.* are pinned.\n"),
+    (WILD, "**django==3.3.*** is pinned.\n"),
+    (PORTS, "Redis listens on __port 6381__.\n"),
+    ("class A:\n    def __new__(cls): pass\n", "A defines __init__.\n"),   # a dunder name is as written
+    (PINS, "Set __max_retries to 5__.\n"),
+])
+def test_a_requirement_in_emphasis_changed_is_refused(source, lie):
+    assert not summarize(source, lie).accepted
+
+
+def test_a_version_ends_in_a_wildcard_not_in_emphasis():
+    assert set(_requirements(b"**requests>=2.28**")) == {(b"requests", b"", b">=", b"2.28")}
+    assert set(_requirements(b"__django>=3.2,<4.2__")) == {(b"django", b"", b"<", b"4.2", b">=", b"3.2")}
+    assert set(_requirements(b"django==3.2.*")) == {(b"django", b"", b"==", b"3.2.*")}
+    assert set(_requirements(b"django==3.2.***")) == {(b"django", b"", b"==", b"3.2.*")}
+    assert set(_requirements(b"x__django>=3.2")) == {(b"x-django", b"", b">=", b"3.2")}   # "_" in a name: its own
+    row = set(_requirements(b"| **requests>=2.28** | **>=3.8** |"))
+    assert (b"requests", b"", b">=", b"2.28", b"|", b">=3.8") in row

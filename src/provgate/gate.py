@@ -4911,6 +4911,7 @@ class _Check:
                   lambda o, r: _ground_same_requirements(tables, sources, requests, o, r,
                                                          self.edit.operator in LOSSY_OPERATORS),
                   lambda o, r: _ground_quoted_facts(tables, sources, o, r),
+                  lambda o, r: _ground_underscore_emphasis(tables, sources, o, r),
                   lambda o, r: _ground_units_respelled(tables, sources, o, r),
                   lambda o, r: _ground_across_no_break_spaces(tables, sources, o, r),
                   lambda o, r: _ground_wrapped_quotes(tables, [[x.table.data for x in group] + (
@@ -10978,6 +10979,53 @@ def _ground_quoted_facts(tables: list[FactTable], sources: list[list[_Facts]], o
     return (owner, row) if keep.all() else (owner[keep], row[keep])
 
 
+def _ground_underscore_emphasis(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                                row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once an identifier that is markdown's emphasis by underscores
+    glued to a word is read as the word: ``__django>=3.2,<4.2__`` is bold ``django>=3.2,<4.2``,
+    but the grammar reads ``_`` as an identifier's byte, so ``__django`` (and ``6380__`` of
+    ``__port 6380__``) was an identifier no source holds (red team 130a, F07). An identifier
+    whose ``_`` or ``__`` opens (after a byte no word holds, a closer of the same run later on
+    its line) or closes (an opener of the same run earlier on its line) such emphasis reaching
+    past it is grounded when the word without the marks states no fact, or occurs in one of its
+    sources at token boundaries. One with the run at both ends (``__init__``, ``_id_``) is a
+    name as written: left."""
+    keep = np.ones(owner.size, dtype=np.bool_)
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] != _KIND_IDENTIFIER:
+            continue
+        data = table.data
+        a, b = int(table.start[r]), int(table.end[r])
+        word = bytes(data[a:b])
+        lead, trail = len(word) - len(word.lstrip(b"_")), len(word) - len(word.rstrip(b"_"))
+        if (lead == 0) == (trail == 0) or lead > 2 or trail > 2 or lead + trail >= len(word):
+            continue
+        first = data.rfind(b"\n", 0, a) + 1
+        last = data.find(b"\n", b)
+        last = len(data) if last < 0 else last
+        if lead:
+            # (an opener: no word byte before it; its closer after the identifier, on its line)
+            if a > first and (data[a - 1:a].isalnum() or data[a - 1] == 0x5F):
+                continue
+            if _UNDERSCORE_CLOSERS[lead].search(data, b, last) is None:
+                continue
+        elif (b < last and (data[b:b + 1].isalnum() or data[b] == 0x5F)
+              ) or _UNDERSCORE_OPENERS[trail].search(data, first, a) is None:
+            continue
+        core = word[lead:len(word) - trail]
+        if not len(extract(b"x " + core + b"\n")) or occurs_at_boundaries(
+                [core], [facts.table.data for facts in sources[t]] or [b""]).any():
+            keep[n] = False
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+# markdown's emphasis by underscores, by the length of its run (_ground_underscore_emphasis): an
+# opener before a byte that is no blank, after none of a word; a closer after such a byte, before none
+_UNDERSCORE_OPENERS = {k: re.compile(rb"(?<![A-Za-z0-9_])" + b"_" * k + rb"(?=[^\s_])") for k in (1, 2)}
+_UNDERSCORE_CLOSERS = {k: re.compile(rb"(?<=[^\s_])" + b"_" * k + rb"(?![A-Za-z0-9_])") for k in (1, 2)}
+
+
 def _unit_at_read(text: bytes, end: int) -> bytes | None:
     """:func:`_unit_at` of the figure ending at ``end`` of ``text`` as written, read in the text as
     a reader sees it (:func:`_as_read`), whose offsets differ where colour codes or tags stand
@@ -14743,26 +14791,34 @@ def _figure_cycle(edges: dict[Any, list[tuple[Any, bytes]]]) -> list[tuple[Any, 
 # another `=`: it took the first of `===`, arbitrary equality, and read `==`; red team 120, F17)
 _REQ_OPS = rb"===|==|!=|~=|>=|<=|>|<"  # (the longer first: "===" before "==", ">=" before ">")
 _REQ_OP = rb"(?:" + _REQ_OPS + rb")"
-_REQ_VERSION = rb"""['"]?v?[0-9](?:[A-Za-z0-9.*+!_\-]*[A-Za-z0-9*])?['"]?"""
+# (a version ends in a letter or digit, or in PEP 440's wildcard `.*` (`==2.*`); no other `*`:
+# markdown's emphasis closing on it, `**requests>=2.28**`, `*django>=3.2,<4.2*`, was read into the
+# version, another requirement: red team 130a, F07)
+_REQ_VERSION = rb"""['"]?v?[0-9](?:[A-Za-z0-9.+!_\-]*[A-Za-z0-9])?(?:\.\*)?['"]?"""
 _REQ_EXTRA = rb"[A-Za-z0-9._,\- \t]"
+# (what may stand before a name: none of a name's bytes, or markdown's emphasis by "_" or "__" after
+# none of a word's: "__django>=3.2,<4.2__" is bold "django>=3.2,<4.2", red team 130a, F07)
+_REQ_NAME_AFTER = rb"(?:(?<![A-Za-z0-9._\-\[@/\\])|(?<=(?<![A-Za-z0-9_])__)|(?<=(?<![A-Za-z0-9_])_(?!_)))"
 # a requirement's name and extras (groups 1-4), and its specifier set (group 5, after the
 # separator a requirement allows before it): shared with _MARKED_HEAD
 _REQ_NAME_EXTRAS = (
-    rb"(?<![A-Za-z0-9._\-\[@/\\])([A-Za-z](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)"
+    _REQ_NAME_AFTER + rb"([A-Za-z](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)"
     rb"(?:\[(" + _REQ_EXTRA + rb"*)\]|[ \t]*\\\[([A-Za-z]" + _REQ_EXTRA + rb"*)\\\]|[ \t]+\[([A-Za-z]"
     + _REQ_EXTRA + rb"*)\])?")
 # (and Poetry's "||" alternatives, each such a set: ">=3.8,<4.0 || >=2.7,<3.0", red team 126, F11:
 # the set ended at the first "||", so the alternatives reordered were a new requirement; and
 # Poetry's single "|", the same: red team 127, F05; and "\|", a markdown-escaped "|", which a
 # markdown table's cell writes for one: red team 129, F05. On a markdown table's row, a "|" with a
-# blank on each side is a column edge, no "or": _requirement_matches cuts a match there)
+# blank on each side is a column edge, no "or": _requirement_matches cuts a match there; markdown's
+# emphasis marks may close a cell before it and open the next, "| **requests>=2.28** | **>=3.8** |":
+# red team 130a, F07)
 _REQ_CLAUSES = (_REQ_OP + rb"[ \t]*" + _REQ_VERSION + rb"(?:(?:[ \t]*,[ \t]*|[ \t]+)" + _REQ_OP
                 + rb"[ \t]*" + _REQ_VERSION + rb")*")
 _REQ_SPECIFIERS = (rb"[ \t]*(?:[=:](?!=)[ \t]*['\"]?|\([ \t]*)?"
-                   rb"(" + _REQ_CLAUSES + rb"(?:[ \t]*\\?\|\|?[ \t]*" + _REQ_CLAUSES + rb")*)")
+                   rb"(" + _REQ_CLAUSES + rb"(?:[*_]{0,3}[ \t]*\\?\|\|?[ \t]*[*_]{0,3}" + _REQ_CLAUSES + rb")*)")
 _ALTERNATIVES = re.compile(rb"\|\|?")  # (Poetry's "or": "||", or "|")
 _REQUIREMENT = re.compile(_REQ_NAME_EXTRAS + _REQ_SPECIFIERS)
-_REQ_CLAUSE = re.compile(rb"(" + _REQ_OP + rb")[ \t]*['\"]?(v?[0-9](?:[A-Za-z0-9.*+!_\-]*[A-Za-z0-9*])?)")
+_REQ_CLAUSE = re.compile(rb"(" + _REQ_OP + rb")[ \t]*['\"]?(v?[0-9](?:[A-Za-z0-9.+!_\-]*[A-Za-z0-9])?(?:\.\*)?)")
 # (no requirement without a comparison and a digit after it: one search of a text, most texts)
 # (a comparison: ==, !=, ~=, <=, >=, < or >; led by one set of bytes, which the engine scans for,
 # three times as fast as an alternation of the operators)
@@ -14873,7 +14929,12 @@ def _row_requirement_key(cell: re.Match[bytes], whole: re.Match[bytes]) -> tuple
     """The key of a table row's requirement: the cell's (``cell``, the match cut at its column
     edge), then b"|" and the bytes of the cells after it in ``whole`` (the match run on) without
     blanks (:func:`_requirement_readings`)."""
-    return _requirement_key(cell) + (b"|", b"".join(whole.string[cell.end():whole.end()].split())[1:])
+    return _requirement_key(cell) + (b"|", _ROW_EDGE_MARKS.sub(b"|", b"".join(whole.string[cell.end():whole.end()].split()))[1:])
+
+
+# a column edge with markdown's emphasis marks around it, blanks dropped ("**|**"): the row key's
+# "|" (a cell in bold, "| **requests>=2.28** | >=3.8 |", binds the cells after it; red team 130a F07)
+_ROW_EDGE_MARKS = re.compile(rb"[*_]*\|[*_]*")
 
 
 # an environment marker's comparison of a string (PEP 508: ``sys_platform == 'linux'``,
@@ -15576,7 +15637,7 @@ def _requirement_matches(text: bytes, uncut: dict[int, re.Match[bytes]] | None =
 _TABLE_ROW_LINE = re.compile(rb"^[ \t]*\|[^\n]*", re.MULTILINE)
 _COLUMN_EDGE = re.compile(rb"[ \t]\|(?=[ \t])")
 # where a requirement's name may start (_REQUIREMENT's first group, its lookbehind)
-_REQUIREMENT_NAME_START = re.compile(rb"(?<![A-Za-z0-9._\-\[@/\\])[A-Za-z]")
+_REQUIREMENT_NAME_START = re.compile(_REQ_NAME_AFTER + rb"[A-Za-z]")
 # the bytes before a comparison a requirement's name is looked for in, and the most word starts
 # tried there (its name, or the words of its extras after it), nearest first (_requirement_matches)
 _REQUIREMENT_REACH = 160
