@@ -243,3 +243,62 @@ def test_a_version_ends_in_a_wildcard_not_in_emphasis():
     assert set(_requirements(b"x__django>=3.2")) == {(b"x-django", b"", b">=", b"3.2")}   # "_" in a name: its own
     row = set(_requirements(b"| **requests>=2.28** | **>=3.8** |"))
     assert (b"requests", b"", b">=", b"2.28", b"|", b">=3.8") in row
+
+
+# red team 130a, F08: a requirement tabulated as "| package | spec |" (the name in a cell of its
+# own) was no requirement: the set's operator flipped, its bounds traded between packages were
+# accepted. A row of two cells, a name and a cell opening with a comparison, reads as one
+# requirement (a row of more cells does not: docs/gate.md).
+PINNED = "requests>=2.28,<3.0\ndjango>=3.2,<4.2\n"
+BY_NAME = "| package | spec |\n|---|---|\n| requests | >=2.28,<3.0 |\n| django | >=3.2,<4.2 |\n"
+
+
+@pytest.mark.parametrize("source, text, edits", [
+    (PINNED, BY_NAME, (summarize,)),
+    (BY_NAME, BY_NAME.replace("| requests |", "|  requests   |"), (rewrite, summarize)),
+    (BY_NAME, "requests>=2.28,<3.0 and django>=3.2 are needed.\n", (summarize,)),   # refused before: no requirement
+    (PINNED, "| requests | >=2.28 |\n", (summarize,)),
+    ("requests[socks]>=2.28\n", "| requests[socks] | >=2.28 |\n", (summarize,)),
+    ("p95 latency 28 ms, limit 30 ms\n", "| latency | < 30 ms |\n", (summarize,)),    # no requirement's name
+    (KEYED, KEYED.replace("| requests |", "| requests   |"), (summarize,)),
+])
+def test_a_name_in_its_own_cell_kept_is_accepted(source, text, edits):
+    for edit in edits:
+        assert_accepted(edit(source, text))
+
+
+@pytest.mark.parametrize("source, lie, edits", [
+    (PINNED, "| package | spec |\n|---|---|\n| requests | >=2.28,>3.0 |\n", (summarize,)),
+    (PINNED, "| package | spec |\n|---|---|\n| requests | >=2.28,<4.2 |\n| django | >=3.2,<3.0 |\n", (summarize,)),
+    (BY_NAME, BY_NAME.replace("<3.0", "\0").replace("<4.2", "<3.0").replace("\0", "<4.2"), (summarize, rewrite)),
+    (KEYED, KEYED.replace(" \\| ", ", "), (summarize,)),               # an "or" made an "and" (a limit of tables3)
+    ("requests[socks]>=2.28\nurllib3>=1.26\n", "| requests | >=2.28 |\n| urllib3[socks] | >=1.26 |\n", (summarize,)),
+])
+def test_a_name_in_its_own_cell_changed_is_refused(source, lie, edits):
+    for edit in edits:
+        v = edit(source, lie)
+        assert not v.accepted, edit.__name__
+        assert changed(v), edit.__name__
+
+
+def test_a_row_of_a_name_and_a_specifier_set_is_one_requirement():
+    assert set(_requirements(b"| requests | >=2.28,>3.0 |\n")) == {(b"requests", b"", b">", b"3", b">=", b"2.28")}
+    assert set(_requirements(b"  | requests[socks] | ==2.31 |")) == {(b"requests", b"socks", b"==", b"2.31")}
+    assert set(_requirements(b"| django | >=3.2 | <4.2 |\n")) == set()         # three cells: not read (a limit)
+    assert set(_requirements(b"x | requests | >=2 |\n")) == set()               # no table's row
+    assert set(_requirements(b"| a b | >=2 |\n")) == set()                      # two words: no name
+
+
+@pytest.mark.parametrize("make", [
+    lambda n: b"".join(b"| a%d | >=1 |\n" % i for i in range(n)),             # n rows of a name and a set
+    lambda n: b"".join(b"> | a%d>=1 | >=2 |\n" % i for i in range(n)),         # n rows off a line start
+    lambda n: b"".join(b"__a%d>=1__ | **b>=2**\n" % i for i in range(n)),     # emphasis
+])
+def test_the_readings_of_f02_f07_f08_stay_linear(monkeypatch, make):
+    counting = _Counting(gate_module._REQUIREMENT)
+    monkeypatch.setattr(gate_module, "_REQUIREMENT", counting)
+    for n in (50, 400):
+        counting.calls = 0
+        found = _requirements(make(n))
+        assert counting.calls <= 3 * n + 1
+        assert len(found) >= n
