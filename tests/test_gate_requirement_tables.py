@@ -168,6 +168,7 @@ def _swap(text: str) -> str:
     (QUOTED, "| requests>=2.28 | >=3.8 |\n", (summarize,)),           # a quoted table's row at a line start
     (QUOTED, TABLE, (rewrite, summarize)),
     (POETRY, "Needs requests>=3.8 | >=2.28.\n", (rewrite, summarize)),  # Poetry's "or": alternatives reordered
+    (POETRY, "| requests>=2.28 | >=3.8 |\n", (rewrite, summarize)),       # the same bytes read as a row (docs)
 ])
 def test_a_row_off_a_line_start_kept_is_accepted(source, text, edits):
     for edit in edits:
@@ -182,6 +183,7 @@ def test_a_row_off_a_line_start_kept_is_accepted(source, text, edits):
     (QUOTED, _swap(TABLE), (rewrite, summarize)),
     (QUOTED, _swap(QUOTED), (rewrite, summarize)),
     (POETRY, "Needs requests>=2.28 | >=3.9.\n", (rewrite, summarize)),
+    (POETRY, "| requests>=3.8 | >=2.28 |\n", (summarize,)),               # reordered into a row: another row
 ])
 def test_a_row_off_a_line_start_re_paired_is_refused(source, lie, edits):
     for edit in edits:
