@@ -4441,9 +4441,9 @@ class _Check:
         invariant = "I1" if lossy else "I2"
         # (each text read once a check, however many blocks and sources hold it: a summary
         # restating its source verbatim read it three times, red team 118 F16)
-        by_text: dict[bytes, dict[tuple[bytes, ...], str]] = {}
+        by_text: dict[bytes, _Requirements] = {}
 
-        def requirements_of(text: bytes) -> dict[tuple[bytes, ...], str]:
+        def requirements_of(text: bytes) -> _Requirements:
             found = by_text.get(text)
             if found is None:
                 found = by_text[text] = _requirements(text)
@@ -4464,7 +4464,8 @@ class _Check:
         for j in asked:
             block = post_blocks[j]
             post_text = post_texts[j].encode()
-            said = requirements_of(post_text)
+            found = requirements_of(post_text)
+            said, said_rows = found.said, found.rows  # (a row off a line start: its "or", F02)
             said_marked = marked_of(post_text)
             if not said and not said_marked:
                 continue
@@ -4495,6 +4496,8 @@ class _Check:
                     continue  # (no extras, and a name no source states a requirement of: the facts' to judge)
                 if _requirement_stated(req, known, lossy):
                     continue
+                if (row := said_rows.get(req)) is not None and all(_requirement_stated(k, known, lossy) for k, _ in row):
+                    continue  # (Poetry's "or" off a table's row, stated as that row: its cell and row, F02)
                 self.violate(invariant, f"block {block.id!r} states the requirement {text!r}, which neither its "
                              "pre version nor its sources state (name, extras, comparisons and versions read as "
                              "pip reads them)", block=block.id, key=req[0].decode(), value=text,
@@ -4910,6 +4913,7 @@ class _Check:
                   lambda o, r: _ground_same_requirements(tables, sources, requests, o, r,
                                                          self.edit.operator in LOSSY_OPERATORS),
                   lambda o, r: _ground_quoted_facts(tables, sources, o, r),
+                  lambda o, r: _ground_underscore_emphasis(tables, sources, o, r),
                   lambda o, r: _ground_units_respelled(tables, sources, o, r),
                   lambda o, r: _ground_across_no_break_spaces(tables, sources, o, r),
                   lambda o, r: _ground_wrapped_quotes(tables, [[x.table.data for x in group] + (
@@ -11096,6 +11100,53 @@ def _ground_quoted_facts(tables: list[FactTable], sources: list[list[_Facts]], o
     return (owner, row) if keep.all() else (owner[keep], row[keep])
 
 
+def _ground_underscore_emphasis(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                                row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once an identifier that is markdown's emphasis by underscores
+    glued to a word is read as the word: ``__django>=3.2,<4.2__`` is bold ``django>=3.2,<4.2``,
+    but the grammar reads ``_`` as an identifier's byte, so ``__django`` (and ``6380__`` of
+    ``__port 6380__``) was an identifier no source holds (red team 130a, F07). An identifier
+    whose ``_`` or ``__`` opens (after a byte no word holds, a closer of the same run later on
+    its line) or closes (an opener of the same run earlier on its line) such emphasis reaching
+    past it is grounded when the word without the marks states no fact, or occurs in one of its
+    sources at token boundaries. One with the run at both ends (``__init__``, ``_id_``) is a
+    name as written: left."""
+    keep = np.ones(owner.size, dtype=np.bool_)
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] != _KIND_IDENTIFIER:
+            continue
+        data = table.data
+        a, b = int(table.start[r]), int(table.end[r])
+        word = bytes(data[a:b])
+        lead, trail = len(word) - len(word.lstrip(b"_")), len(word) - len(word.rstrip(b"_"))
+        if (lead == 0) == (trail == 0) or lead > 2 or trail > 2 or lead + trail >= len(word):
+            continue
+        first = data.rfind(b"\n", 0, a) + 1
+        last = data.find(b"\n", b)
+        last = len(data) if last < 0 else last
+        if lead:
+            # (an opener: no word byte before it; its closer after the identifier, on its line)
+            if a > first and (data[a - 1:a].isalnum() or data[a - 1] == 0x5F):
+                continue
+            if _UNDERSCORE_CLOSERS[lead].search(data, b, last) is None:
+                continue
+        elif (b < last and (data[b:b + 1].isalnum() or data[b] == 0x5F)
+              ) or _UNDERSCORE_OPENERS[trail].search(data, first, a) is None:
+            continue
+        core = word[lead:len(word) - trail]
+        if not len(extract(b"x " + core + b"\n")) or occurs_at_boundaries(
+                [core], [facts.table.data for facts in sources[t]] or [b""]).any():
+            keep[n] = False
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+# markdown's emphasis by underscores, by the length of its run (_ground_underscore_emphasis): an
+# opener before a byte that is no blank, after none of a word; a closer after such a byte, before none
+_UNDERSCORE_OPENERS = {k: re.compile(rb"(?<![A-Za-z0-9_])" + b"_" * k + rb"(?=[^\s_])") for k in (1, 2)}
+_UNDERSCORE_CLOSERS = {k: re.compile(rb"(?<=[^\s_])" + b"_" * k + rb"(?![A-Za-z0-9_])") for k in (1, 2)}
+
+
 def _unit_at_read(text: bytes, end: int) -> bytes | None:
     """:func:`_unit_at` of the figure ending at ``end`` of ``text`` as written, read in the text as
     a reader sees it (:func:`_as_read`), whose offsets differ where colour codes or tags stand
@@ -14861,26 +14912,34 @@ def _figure_cycle(edges: dict[Any, list[tuple[Any, bytes]]]) -> list[tuple[Any, 
 # another `=`: it took the first of `===`, arbitrary equality, and read `==`; red team 120, F17)
 _REQ_OPS = rb"===|==|!=|~=|>=|<=|>|<"  # (the longer first: "===" before "==", ">=" before ">")
 _REQ_OP = rb"(?:" + _REQ_OPS + rb")"
-_REQ_VERSION = rb"""['"]?v?[0-9](?:[A-Za-z0-9.*+!_\-]*[A-Za-z0-9*])?['"]?"""
+# (a version ends in a letter or digit, or in PEP 440's wildcard `.*` (`==2.*`); no other `*`:
+# markdown's emphasis closing on it, `**requests>=2.28**`, `*django>=3.2,<4.2*`, was read into the
+# version, another requirement: red team 130a, F07)
+_REQ_VERSION = rb"""['"]?v?[0-9](?:[A-Za-z0-9.+!_\-]*[A-Za-z0-9])?(?:\.\*)?['"]?"""
 _REQ_EXTRA = rb"[A-Za-z0-9._,\- \t]"
+# (what may stand before a name: none of a name's bytes, or markdown's emphasis by "_" or "__" after
+# none of a word's: "__django>=3.2,<4.2__" is bold "django>=3.2,<4.2", red team 130a, F07)
+_REQ_NAME_AFTER = rb"(?:(?<![A-Za-z0-9._\-\[@/\\])|(?<=(?<![A-Za-z0-9_])__)|(?<=(?<![A-Za-z0-9_])_(?!_)))"
 # a requirement's name and extras (groups 1-4), and its specifier set (group 5, after the
 # separator a requirement allows before it): shared with _MARKED_HEAD
 _REQ_NAME_EXTRAS = (
-    rb"(?<![A-Za-z0-9._\-\[@/\\])([A-Za-z](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)"
+    _REQ_NAME_AFTER + rb"([A-Za-z](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)"
     rb"(?:\[(" + _REQ_EXTRA + rb"*)\]|[ \t]*\\\[([A-Za-z]" + _REQ_EXTRA + rb"*)\\\]|[ \t]+\[([A-Za-z]"
     + _REQ_EXTRA + rb"*)\])?")
 # (and Poetry's "||" alternatives, each such a set: ">=3.8,<4.0 || >=2.7,<3.0", red team 126, F11:
 # the set ended at the first "||", so the alternatives reordered were a new requirement; and
 # Poetry's single "|", the same: red team 127, F05; and "\|", a markdown-escaped "|", which a
 # markdown table's cell writes for one: red team 129, F05. On a markdown table's row, a "|" with a
-# blank on each side is a column edge, no "or": _requirement_matches cuts a match there)
+# blank on each side is a column edge, no "or": _requirement_matches cuts a match there; markdown's
+# emphasis marks may close a cell before it and open the next, "| **requests>=2.28** | **>=3.8** |":
+# red team 130a, F07)
 _REQ_CLAUSES = (_REQ_OP + rb"[ \t]*" + _REQ_VERSION + rb"(?:(?:[ \t]*,[ \t]*|[ \t]+)" + _REQ_OP
                 + rb"[ \t]*" + _REQ_VERSION + rb")*")
 _REQ_SPECIFIERS = (rb"[ \t]*(?:[=:](?!=)[ \t]*['\"]?|\([ \t]*)?"
-                   rb"(" + _REQ_CLAUSES + rb"(?:[ \t]*\\?\|\|?[ \t]*" + _REQ_CLAUSES + rb")*)")
+                   rb"(" + _REQ_CLAUSES + rb"(?:[*_]{0,3}[ \t]*\\?\|\|?[ \t]*[*_]{0,3}" + _REQ_CLAUSES + rb")*)")
 _ALTERNATIVES = re.compile(rb"\|\|?")  # (Poetry's "or": "||", or "|")
 _REQUIREMENT = re.compile(_REQ_NAME_EXTRAS + _REQ_SPECIFIERS)
-_REQ_CLAUSE = re.compile(rb"(" + _REQ_OP + rb")[ \t]*['\"]?(v?[0-9](?:[A-Za-z0-9.*+!_\-]*[A-Za-z0-9*])?)")
+_REQ_CLAUSE = re.compile(rb"(" + _REQ_OP + rb")[ \t]*['\"]?(v?[0-9](?:[A-Za-z0-9.+!_\-]*[A-Za-z0-9])?(?:\.\*)?)")
 # (no requirement without a comparison and a digit after it: one search of a text, most texts)
 # (a comparison: ==, !=, ~=, <=, >=, < or >; led by one set of bytes, which the engine scans for,
 # three times as fast as an alternation of the operators)
@@ -14923,16 +14982,49 @@ def _ascii_comparisons(text: bytes) -> bytes:
     return text
 
 
-def _requirements(text: bytes) -> dict[tuple[bytes, ...], str]:
+class _Requirements(dict):
+    """:func:`_requirements`' answer: each requirement's key -> its text, as a source states them
+    (the dict); ``said``, those a block states, where a "|" with a blank on each side off a
+    markdown table's row is Poetry's "or" alone; ``rows``, each such "or"'s key -> its reading
+    as a row (:func:`_requirement_readings`), which states it as well."""
+
+    __slots__ = ("said", "rows")
+
+
+def _requirements(text: bytes) -> _Requirements:
     """The pip requirements of ``text`` (``_REQUIREMENT``), each as pip reads it -> its text:
     (the name by PEP 503: lower-cased, a run of ``-``, ``_``, ``.`` one ``-``; its extras the
     same way, sorted and joined by ``,``; then each clause of its specifier set, sorted, as its
     comparison and its version lower-cased, quotes aside). Read only where a comparison stands
-    before a digit (``_REQUIREMENT_HINT``)."""
+    before a digit (``_REQUIREMENT_HINT``). A "|" with a blank on each side off a table's row
+    is read both ways (:func:`_requirement_readings`): a source states both; a block states
+    the "or" (``said``), stated as well by its row's reading (``rows``)."""
+    said, rows = _requirement_readings(text)
+    out = _Requirements(said)
+    out.said, out.rows = said, rows
+    for reading in rows.values():
+        for key, written in reading:
+            out.setdefault(key, written)
+    return out
+
+
+def _requirement_readings(text: bytes) -> tuple[dict[tuple[bytes, ...], str],
+                                                dict[tuple[bytes, ...], tuple[tuple[tuple[bytes, ...], str], ...]]]:
+    """:func:`_requirements` of ``text``, and apart, of each requirement read with Poetry's "or"
+    across a "|" with a blank on each side off a markdown table's row (a row quoted in a
+    sentence's code span, blockquoted, written without outer pipes): its key -> its reading as a
+    row (the cell's key, the row's key, each with its text), which states it as well. A row reads
+    the same wherever it stands, at a line's start or not (red team 130a, F02: a row restated off
+    a line start was refused as an "or" its source, a table, did not state)."""
     out: dict[tuple[bytes, ...], str] = {}
     seen: set[bytes] = set()  # (a requirement written again the same way: its key once)
     uncut: dict[int, re.Match[bytes]] = {}
-    for m in _requirement_matches(_ascii_comparisons(text), uncut):
+    cut: dict[int, re.Match[bytes]] = {}
+    rows: dict[tuple[bytes, ...], tuple[tuple[tuple[bytes, ...], str], ...]] = {}
+    read = _ascii_comparisons(text)
+    if b"|"[0] in read:
+        read = _name_cells_joined(read)
+    for m in _requirement_matches(read, uncut, cut):
         written = m.group(0)
         if written not in seen:
             seen.add(written)
@@ -14944,14 +15036,45 @@ def _requirements(text: bytes) -> dict[tuple[bytes, ...], str]:
             # cell alone is stated by the row, a row whose other cells changed is another
             # requirement, as the "or" reading of tables2 had it: red team 129, F05)
             seen.add(whole.group(0))
-            out.setdefault(_requirement_key(m) + (b"|", b"".join(whole.string[m.end():whole.end()].split())[1:]),
-                           whole.group(0).decode("utf-8", "replace"))
+            out.setdefault(_row_requirement_key(m, whole), whole.group(0).decode("utf-8", "replace"))
+        if cut and (part := cut.get(m.start())) is not None:
+            rows.setdefault(_requirement_key(m), (
+                (_requirement_key(part), part.group(0).decode("utf-8", "replace")),
+                (_row_requirement_key(part, m), written.decode("utf-8", "replace"))))
     if _may_hold_markers(text):
         for key, said in _markers(text):
             out.setdefault(key, said)
     for start, end, key in _constraint_alternatives(text):
         out.setdefault(key, text[start:end].decode("utf-8", "replace"))
-    return out
+    return out, rows
+
+
+def _name_cells_joined(text: bytes) -> bytes:
+    """``text`` with each markdown table row of two cells, a name and a specifier set (``|
+    requests | >=2.28,<3.0 |``, the usual layout of a requirements table), read as one
+    requirement: the column edge between them a blank (same length: offsets kept). Red team
+    130a, F08: the pattern reads no requirement across a column edge, so the set's operator
+    flipped or its bounds traded between two packages were accepted. A row of more cells
+    (``| django | >=3.2 | <4.2 |``, min and max columns) is not read so (docs/gate.md)."""
+    return _NAME_CELL_ROW.sub(lambda m: m.group(1) + b" ", text) if _NAME_CELL_ROW_HINT.search(text) else text
+
+
+# a table row of two cells, a name (and extras) and a cell opening with a comparison before a digit
+_NAME_CELL_ROW_HINT = re.compile(rb"[A-Za-z0-9\]][ \t]*\|[ \t]*(?:[<>=!~]=?)")
+_NAME_CELL_ROW = re.compile(rb"^([ \t]*\|[ \t]*[A-Za-z](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?:\[[A-Za-z0-9._, \t-]*\])?[ \t]*)\|"
+                            rb"(?=[ \t]*(?:===|==|!=|~=|>=|<=|<|>)[ \t]*['\"]?v?[0-9](?:[^|\\\n]|\\[^\n])*\|[ \t]*$)", re.MULTILINE)
+
+
+def _row_requirement_key(cell: re.Match[bytes], whole: re.Match[bytes]) -> tuple[bytes, ...]:
+    """The key of a table row's requirement: the cell's (``cell``, the match cut at its column
+    edge), then b"|" and the bytes of the cells after it in ``whole`` (the match run on) without
+    blanks (:func:`_requirement_readings`)."""
+    return _requirement_key(cell) + (b"|", _ROW_EDGE_MARKS.sub(b"|", b"".join(whole.string[cell.end():whole.end()].split()))[1:])
+
+
+# a column edge with markdown's emphasis marks around it, blanks dropped ("**|**"): the row key's
+# "|" (a cell in bold, "| **requests>=2.28** | >=3.8 |", binds the cells after it; red team 130a F07)
+_ROW_EDGE_MARKS = re.compile(rb"[*_]*\|[*_]*")
 
 
 # an environment marker's comparison of a string (PEP 508: ``sys_platform == 'linux'``,
@@ -15586,7 +15709,8 @@ def _requirement_spans(text: bytes) -> list[tuple[int, int, tuple[bytes, ...]]]:
     return spans
 
 
-def _requirement_matches(text: bytes, uncut: dict[int, re.Match[bytes]] | None = None) -> Iterator[re.Match[bytes]]:
+def _requirement_matches(text: bytes, uncut: dict[int, re.Match[bytes]] | None = None,
+                         cut: dict[int, re.Match[bytes]] | None = None) -> Iterator[re.Match[bytes]]:
     """The matches of ``_REQUIREMENT`` in ``text`` that hold a comparison before a digit
     (``_REQUIREMENT_HINT``), found from those comparisons: for each, the pattern is tried at the
     starts of the last ``_REQUIREMENT_TRIES`` words within ``_REQUIREMENT_REACH`` bytes before
@@ -15637,6 +15761,10 @@ def _requirement_matches(text: bytes, uncut: dict[int, re.Match[bytes]] | None =
                         if uncut is not None:
                             uncut[start] = m
                         m = _REQUIREMENT.match(text, start, edge.start())
+                    elif cut is not None:
+                        # (off a table's row, the match as read cut at the edge too: a row quoted
+                        # in a sentence, blockquoted or without outer pipes; red team 130a, F02)
+                        cut[start] = _REQUIREMENT.match(text, start, edge.start())
                 tried[start] = m
             if m is not None and m.end(5) > at:
                 last = m.end()
@@ -15649,7 +15777,7 @@ def _requirement_matches(text: bytes, uncut: dict[int, re.Match[bytes]] | None =
 _TABLE_ROW_LINE = re.compile(rb"^[ \t]*\|[^\n]*", re.MULTILINE)
 _COLUMN_EDGE = re.compile(rb"[ \t]\|(?=[ \t])")
 # where a requirement's name may start (_REQUIREMENT's first group, its lookbehind)
-_REQUIREMENT_NAME_START = re.compile(rb"(?<![A-Za-z0-9._\-\[@/\\])[A-Za-z]")
+_REQUIREMENT_NAME_START = re.compile(_REQ_NAME_AFTER + rb"[A-Za-z]")
 # the bytes before a comparison a requirement's name is looked for in, and the most word starts
 # tried there (its name, or the words of its extras after it), nearest first (_requirement_matches)
 _REQUIREMENT_REACH = 160
