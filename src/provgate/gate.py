@@ -5889,36 +5889,64 @@ class _Check:
         F04: accepted as lossless). A statement moved whole, or a list reordered with its
         numbers, moves the words around each figure with it. Only a block whose figures were
         reordered is read."""
-        edit = self.edit
         for i, j in self._reworded_in_place():
             pre_table, post_table = self.pre_facts[i].table, self.post_facts[j].table
-            pre_at = np.flatnonzero(pre_table.kind == _KIND_NUMBER)
-            post_at = np.flatnonzero(post_table.kind == _KIND_NUMBER)
-            if not pre_at.size or not post_at.size:
-                continue
-            # (compared as fingerprints, in arrays: a rewritten tool output holds hundreds)
-            pre_fp, post_fp = pre_table.fp_fact[pre_at], post_table.fp_fact[post_at]
-            pre_rows, post_rows = pre_at.tolist(), post_at.tolist()
-            if pre_at.size != post_at.size:
-                # a figure repeated or one repeat dropped, the same figures else: names traded
-                # are read still (red team 116, F06: "…; 12 GB is low." added hid the swap)
-                if _same_rows(np.unique(pre_fp, axis=0), np.unique(post_fp, axis=0)):
-                    self._check_figures_repaired(i, j, pre_rows, post_rows)
-                continue
-            if _same_rows(pre_fp, post_fp):
-                # kept in order: and their units (red team 115, F07: "Wait 30 seconds" -> "Wait
-                # 30 minutes" kept every fact)
-                self._check_units_kept(i, j, pre_rows, post_rows)
-                # and their names (red team 116, F06: "db-01 has 12 GB, db-02 has 34 GB" ->
-                # "db-02 has 12 GB, db-01 has 34 GB" swapped the names, not the figures)
+            if self._figures_traded_in(i, j, np.flatnonzero(pre_table.kind == _KIND_NUMBER),
+                                       np.flatnonzero(post_table.kind == _KIND_NUMBER), True):
+                continue  # (one trade a block)
+            # the exact values that are no number, each a figure as a number is: a host, a pod,
+            # a path:line, a digest or a UUID re-paired with the words of its row or clause
+            # ("The primary is db-01 and the replica is db-02" with the two swapped; gcc's error
+            # and warning locations swapped) kept every fact and every number (red team 130a,
+            # F04). Their contexts are read as the numbers' (the numbers words of them: "12" of
+            # "db-01 has 12 GB"), their names with the numbers as figures (so that a number glued
+            # to a name joins figures as before: "lodash@4.17.21 and react@18.2.0" reordered is
+            # one statement)
+            pre_at, post_at = _exact_values(pre_table), _exact_values(post_table)
+            if pre_at.size >= 2 and post_at.size >= 2:
+                self._figures_traded_in(i, j, pre_at, post_at, False)
+
+    def _figures_traded_in(self, i: int, j: int, pre_at: np.ndarray, post_at: np.ndarray, numbers: bool) -> bool:
+        """:meth:`_check_figures_traded` of one block over the figures at rows ``pre_at`` /
+        ``post_at`` (the numbers, or the exact values :func:`_exact_values`, whose names are
+        read with the numbers as figures; units are asked of numbers only); was a trade (or a
+        unit changed) refused?"""
+        edit = self.edit
+        before_count = len(self.violations) + self.dropped_violations
+        pre_table, post_table = self.pre_facts[i].table, self.post_facts[j].table
+        if not pre_at.size or not post_at.size:
+            return False
+        # (compared as fingerprints, in arrays: a rewritten tool output holds hundreds)
+        pre_fp, post_fp = pre_table.fp_fact[pre_at], post_table.fp_fact[post_at]
+        pre_rows, post_rows = pre_at.tolist(), post_at.tolist()
+
+        def repaired() -> None:
+            if numbers:
                 self._check_figures_repaired(i, j, pre_rows, post_rows)
-                continue
-            if not _same_rows(pre_fp[np.lexsort(pre_fp.T[::-1])], post_fp[np.lexsort(post_fp.T[::-1])]):
-                continue  # (figures changed, which the other rules ask)
+            else:
+                self._check_figures_repaired(i, j, _exact_values(pre_table, True).tolist(),
+                                             _exact_values(post_table, True).tolist())
+
+        if pre_at.size != post_at.size:
+            # a figure repeated or one repeat dropped, the same figures else: names traded
+            # are read still (red team 116, F06: "…; 12 GB is low." added hid the swap)
+            if _same_rows(np.unique(pre_fp, axis=0), np.unique(post_fp, axis=0)):
+                repaired()
+        elif _same_rows(pre_fp, post_fp):
+            # kept in order: and their units (red team 115, F07: "Wait 30 seconds" -> "Wait
+            # 30 minutes" kept every fact)
+            if numbers:
+                self._check_units_kept(i, j, pre_rows, post_rows)
+            # and their names (red team 116, F06: "db-01 has 12 GB, db-02 has 34 GB" ->
+            # "db-02 has 12 GB, db-01 has 34 GB" swapped the names, not the figures)
+            repaired()
+        elif _same_rows(pre_fp[np.lexsort(pre_fp.T[::-1])], post_fp[np.lexsort(post_fp.T[::-1])]):
+            # (else figures changed, which the other rules ask)
             pre_figures = [pre_table.value_bytes(r) for r in pre_rows]
             post_figures = [post_table.value_bytes(r) for r in post_rows]
-            before = _figures_by_context(pre_table, pre_rows, pre_figures, self._word_bounds_of(0, i))
-            after = _figures_by_context(post_table, post_rows, post_figures, self._word_bounds_of(1, j))
+            # (an exact value's context is its line's: see _figures_by_context)
+            before = _figures_by_context(pre_table, pre_rows, pre_figures, self._word_bounds_of(0, i), not numbers)
+            after = _figures_by_context(post_table, post_rows, post_figures, self._word_bounds_of(1, j), not numbers)
             for context, (figures, row) in before.items():
                 now = after.get(context)
                 if now is None or now[0] == figures:
@@ -5934,7 +5962,8 @@ class _Check:
             else:
                 # no context kept a trade: the statements moved with it (red team 116, F06:
                 # "Timeout is 30 s. Retry after 5 min." -> "Retry after 30 s. Timeout is 5 min.")
-                self._check_figures_repaired(i, j, pre_rows, post_rows)
+                repaired()
+        return len(self.violations) + self.dropped_violations > before_count
 
     def _check_figures_repaired(self, i: int, j: int, pre_rows: list[int], post_rows: list[int]) -> None:
         """A block rewritten in place that keeps its figures (in order or not) keeps each with
@@ -14381,12 +14410,42 @@ _BEFORE_GOVERNED = _DOING | frozenset((b"do", b"you", b"ever", b"should", b"must
 _SENTENCE_BREAK_BYTES = re.compile(rb"[.;!?\n]\s")
 
 
+# the kinds of the exact values that are no number, which a lossless rewrite keeps in their
+# statements as it keeps numbers (Gate._check_figures_traded): identifiers (hosts, pods, e-mail
+# addresses), paths (with a line), digests (SHAs, UUIDs) and URLs (red team 130a, F04)
+_EXACT_VALUE_KINDS = np.array([int(Kind.IDENTIFIER), int(Kind.PATH), int(Kind.DIGEST), int(Kind.URL)], dtype=np.int64)
+_EXACT_VALUE_KINDS_NUMBERS = np.append(_EXACT_VALUE_KINDS, _KIND_NUMBER)
+
+
+def _exact_values(table: FactTable, numbers: bool = False) -> np.ndarray:
+    """The rows of ``table`` of ``_EXACT_VALUE_KINDS`` (and its numbers, if ``numbers``), by
+    start, each outside the others (a row inside an earlier one's span is left to it): figures
+    the trade rules read as numbers."""
+    at = np.flatnonzero(np.isin(table.kind, _EXACT_VALUE_KINDS_NUMBERS if numbers else _EXACT_VALUE_KINDS))
+    if at.size < 2:
+        return at
+    starts = table.start[at]
+    if np.any(starts[1:] < starts[:-1]):
+        at = at[np.argsort(starts, kind="stable")]
+        starts = table.start[at]
+    reach = np.maximum.accumulate(table.end[at])
+    keep = np.ones(at.size, dtype=bool)
+    keep[1:] = starts[1:] >= reach[:-1]
+    return at if keep.all() else at[keep]
+
+
 def _figures_by_context(table: FactTable, rows: list[int], figures: list[bytes],
-                        bounds: tuple[np.ndarray, np.ndarray, np.ndarray, bytes]) -> dict[tuple[bytes, ...], tuple[Counter[bytes], int]]:
+                        bounds: tuple[np.ndarray, np.ndarray, np.ndarray, bytes],
+                        exact: bool = False) -> dict[tuple[bytes, ...], tuple[Counter[bytes], int]]:
     """Each context of ``table``'s figures (``rows``, their values ``figures``): the two words
     that are no number either side of the figure (:func:`_word_bounds`, blank past the text's
     ends; ``3 of 5 ready``: ``of`` stands between the figures, each context its own) -> the
-    figures standing there, and the first one's row."""
+    figures standing there, and the first one's row. With ``exact`` (the figures are exact
+    values, :func:`_exact_values`), blank past the figure's line too, and no unit read after
+    it: an identifier opening a row is read with its row's words, not the last words of the row
+    above (rows of ``kubectl get pods`` reordered whole moved every pod name next to other
+    rows' words), and a CSV header's last name is no figure with a unit (``refund_rate\nus``:
+    red team 130a, F04)."""
     starts, ends, _, lowered = bounds
     # Every word but those inside a figure: the "v2" of "v2.0.1" is the figure's, and read as a
     # word of the context it stood beside another figure's, so "v1.2.3, client v2.0.1" traded
@@ -14406,15 +14465,24 @@ def _figures_by_context(table: FactTable, rows: list[int], figures: list[bytes],
     for row, figure in zip(rows, figures):
         k = int(np.searchsorted(word_ends, table.start[row], side="right")) - 1  # (the last word before)
         m = int(np.searchsorted(word_starts, table.end[row], side="left"))  # (the first word after)
-        unit = _unit_at(lowered, int(table.end[row]))
+        unit = None if exact else _unit_at(lowered, int(table.end[row]))
         if unit is not None:
             # the unit is the figure's ("30 s" and "5 min" traded with their units: red team
             # 115, F03), and the words after its word the context (only blanks stand between the
             # figure and the unit, so the unit's word is the first after the figure)
             figure += b" " + unit
             m += 1
-        context = (words[k - 1] if k >= 1 else b"", words[k] if k >= 0 else b"",
-                   words[m] if m < len(words) else b"", words[m + 1] if m + 1 < len(words) else b"")
+        if exact:
+            line_start = lowered.rfind(b"\n", 0, int(table.start[row])) + 1
+            line_end = lowered.find(b"\n", int(table.end[row]))
+            line_end = len(lowered) if line_end < 0 else line_end
+            context = (words[k - 1] if k >= 1 and spans[k - 1][0] >= line_start else b"",
+                       words[k] if k >= 0 and spans[k][0] >= line_start else b"",
+                       words[m] if m < len(words) and spans[m][1] <= line_end else b"",
+                       words[m + 1] if m + 1 < len(words) and spans[m + 1][1] <= line_end else b"")
+        else:
+            context = (words[k - 1] if k >= 1 else b"", words[k] if k >= 0 else b"",
+                       words[m] if m < len(words) else b"", words[m + 1] if m + 1 < len(words) else b"")
         found = out.get(context)
         if found is None:
             out[context] = (Counter((figure,)), row)
