@@ -1,0 +1,124 @@
+"""Exact values re-paired in a rewrite (docs/gate.md, I2 "figures traded inside a block"; red
+team 130a, F04). The in-place trade rule read only numbers as figures, so a lossless rewrite
+that swapped two hosts between "primary" and "replica", two pod names between their statuses,
+gcc's error and warning locations, two ``path:line`` between error and warning, or two UUIDs
+between owner and guest kept every fact and was accepted; the same swap of a number was refused.
+Identifiers, paths, digests and URLs are now figures of a second pass of the same rule. The
+rule is pure Python over the scanner's rows; run the file once each way
+(PROVGATE_NO_EXTENSIONS=1) for both paths."""
+
+from __future__ import annotations
+
+import pytest
+from gate_helpers import assert_accepted, find
+from test_grammar_v4 import _rewrite
+
+from provgate.facts import extract
+from provgate.gate import _exact_values, _figures_by_context, _word_bounds
+
+
+def _sw(text: str, a: str, b: str) -> str:
+    return text.replace(a, "\0").replace(b, a).replace("\0", b)
+
+
+_PODS = ("NAME                          READY   STATUS             RESTARTS   AGE\n"
+         "api-7d9f8b6c5-x2kqp           1/1     Running            0          3h\n"
+         "api-7d9f8b6c5-zz81m           0/1     CrashLoopBackOff   17         3h\n")
+_GCC = ("src/parser/lexer.c:412:17: error: 'tok_len' undeclared (first use in this function)\n"
+        "src/parser/lexer.c:530:5: warning: implicit declaration of function 'emit_token'\n")
+_UUIDS = "owner 7f3e9c2a-4b1d-4e8f-9a6c-2d5b8e1f0c34\nguest 0a1b2c3d-4b1d-4e8f-9a6c-2d5b8e1f0c99\n"
+_HOSTS = "db-01 healthy\ndb-02 degraded\n"
+_ROLES = "The primary is db-01 and the replica is db-02.\n"
+_FILES = "Error in src/app/a.py:12\nWarning in src/app/b.py:40\n"
+_SHAS = "deployed 3f9a2c1e8b7d\nrolled back 9b8e7f6a5c4d\n"
+_URLS = "Prod is https://prod.acme.io/api and staging is https://staging.acme.io/api.\n"
+_MAILS = "owner: alice@acme.io, reviewer: bob@acme.io\n"
+_CSV = "region,orders,revenue_usd,refund_rate\nus-east-1,18231,412883.50,2.4%\neu-west-1,9120,198002.75,3.1%\n"
+
+
+@pytest.mark.parametrize("before, after, kind", [
+    (_ROLES, _sw(_ROLES, "db-01", "db-02"), "identifier"),                  # roles swapped
+    (_HOSTS, _sw(_HOSTS, "db-01", "db-02"), "identifier"),                  # statuses swapped
+    (_PODS, _sw(_PODS, "x2kqp", "zz81m"), "identifier"),                    # the crashing pod renamed
+    (_GCC, _sw(_GCC, "412:17", "530:5"), "path"),                           # error / warning locations
+    (_FILES, _sw(_FILES, "a.py:12", "b.py:40"), "path"),
+    (_UUIDS, _sw(_UUIDS, "7f3e9c2a", "0a1b2c3d").replace("0c34", "X").replace("0c99", "0c34").replace("X", "0c99"),
+     "digest"),                                                             # owner / guest
+    (_SHAS, _sw(_SHAS, "3f9a2c1e8b7d", "9b8e7f6a5c4d"), "digest"),
+    (_URLS, _sw(_URLS, "prod.acme.io", "staging.acme.io"), "url"),
+    (_MAILS, _sw(_MAILS, "alice", "bob"), "identifier"),
+    # (regions swapped between rows: the numbers' names, "us", "east", traded first)
+    (_CSV, _sw(_CSV, "us-east-1", "eu-west-1"), "number"),
+    # the rows reordered as well as the values re-paired
+    (_HOSTS, "db-01 degraded\ndb-02 healthy\n", "identifier"),
+    (_ROLES, "The replica is db-01 and the primary is db-02.\n", "identifier"),
+])
+def test_exact_values_re_paired_in_a_rewrite_are_refused(before, after, kind):
+    assert after != before
+    found = find(_rewrite(before, after), "I2", evidence__change="traded_in_place")
+    assert found.key == kind
+
+
+@pytest.mark.parametrize("before, after", [
+    # reworded around the values, none moved
+    (_ROLES, "db-01 is the primary; db-02 is the replica.\n"),
+    (_ROLES, "Primary: db-01. Replica: db-02.\n"),
+    (_HOSTS, "db-01 is healthy\ndb-02 is degraded\n"),
+    (_FILES, "An error in src/app/a.py:12, a warning in src/app/b.py:40.\n"),
+    # whole lines / rows reordered, each value with its row
+    (_HOSTS, "db-02 degraded\ndb-01 healthy\n"),
+    (_PODS, _PODS.split("\n")[0] + "\n" + _PODS.split("\n")[2] + "\n" + _PODS.split("\n")[1] + "\n"),
+    (_PODS, "\n".join(reversed(_PODS.rstrip("\n").split("\n"))) + "\n"),
+    (_GCC, "\n".join(reversed(_GCC.rstrip("\n").split("\n"))) + "\n"),
+    (_UUIDS, "guest 0a1b2c3d-4b1d-4e8f-9a6c-2d5b8e1f0c99\nowner 7f3e9c2a-4b1d-4e8f-9a6c-2d5b8e1f0c34\n"),
+    (_CSV, "\n".join(reversed(_CSV.rstrip("\n").split("\n"))) + "\n"),     # (the header last)
+    (_CSV, "\n".join(_CSV.rstrip("\n").split("\n")[1:] + _CSV.split("\n")[:1]) + "\n"),
+    (_ROLES, "The replica is db-02 and the primary is db-01.\n"),
+    (_MAILS, "reviewer: bob@acme.io, owner: alice@acme.io\n"),
+    # reformatted: a list, a table, re-indented
+    (_HOSTS, "- db-01 healthy\n- db-02 degraded\n"),
+    (_HOSTS, "| host | state |\n|---|---|\n| db-01 | healthy |\n| db-02 | degraded |\n"),
+    (_GCC, "Compiler output:\n" + "".join("    " + line + "\n" for line in _GCC.rstrip("\n").split("\n"))),
+    (_UUIDS, "- owner 7f3e9c2a-4b1d-4e8f-9a6c-2d5b8e1f0c34\n- guest 0a1b2c3d-4b1d-4e8f-9a6c-2d5b8e1f0c99\n"),
+    # names joined by a number glued to them, reordered (the number pass's own case)
+    ("Pinned lodash@4.17.21 and react@18.2.0 in the lockfile.", "Pinned react@18.2.0 and lodash@4.17.21 in the lockfile."),
+    # a list of values with no words of their own, reordered
+    ("Hosts: db-01, db-02, db-03.\n", "Hosts: db-03, db-01, db-02.\n"),
+])
+def test_exact_values_kept_in_their_statements_are_accepted(before, after):
+    assert_accepted(_rewrite(before, after), "lossless")
+
+
+def test_the_number_pass_reports_first():
+    # (one trade a block: a number traded is reported as before, the exact values not read again)
+    found = find(_rewrite("OPS-881 open\nOPS-882 closed\n", "OPS-882 open\nOPS-881 closed\n"), "I2",
+                 evidence__change="traded_in_place")
+    assert found.key == "number"
+    found = find(_rewrite("db-01 has 12 GB, db-02 has 34 GB.", "db-02 has 12 GB, db-01 has 34 GB."), "I2",
+                 evidence__change="traded_in_place")
+    assert found.key == "number"
+
+
+def test_exact_values_are_the_outermost_value_rows_by_start():
+    data = b"see https://x.io/db-01 and src/a.py:12 on db-02 (3f9a2c1e8b7d), 12 GB, tok_len"
+    table = extract(data)
+    rows = _exact_values(table).tolist()
+    values = [table.span(r).value for r in rows]
+    assert values == ["https://x.io/db-01", "src/a.py:12", "db-02", "3f9a2c1e8b7d", "tok_len"]
+    starts = [int(table.start[r]) for r in rows]
+    assert starts == sorted(starts)
+    with_numbers = [table.span(r).value for r in _exact_values(table, True).tolist()]
+    assert "12" in with_numbers and set(values) <= set(with_numbers)
+
+
+def test_an_exact_values_context_is_its_line_with_no_unit():
+    data = b"region,orders,revenue_usd,refund_rate\nus-east-1,18231\n"
+    table = extract(data)
+    rows = _exact_values(table).tolist()
+    found = _figures_by_context(table, rows, [table.value_bytes(r) for r in rows], _word_bounds(data), True)
+    figures = {f for counts, _ in found.values() for f in counts}
+    assert b"refund_rate" in figures  # (not "refund_rate us": "us" of the next line is no unit)
+    assert (b"", b"", b"18231", b"") in found  # (the row's words only)
+    # (the numbers' contexts as before: across lines, with units)
+    numbers = _figures_by_context(extract(b"wait 30\ns more"), [0], [b"30"], _word_bounds(b"wait 30\ns more"))
+    assert list(numbers.values())[0][0] == {b"30 s": 1}
