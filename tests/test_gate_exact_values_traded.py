@@ -122,3 +122,45 @@ def test_an_exact_values_context_is_its_line_with_no_unit():
     # (the numbers' contexts as before: across lines, with units)
     numbers = _figures_by_context(extract(b"wait 30\ns more"), [0], [b"30"], _word_bounds(b"wait 30\ns more"))
     assert list(numbers.values())[0][0] == {b"30 s": 1}
+
+
+# a whitespace-aligned row holds more figures than its names are read for, and its figures move
+# with the words beside them: two rows that traded one figure each, all else kept, traded it
+_NETSTAT = ("tcp   0  0 127.0.0.1:5432   0.0.0.0:*   LISTEN   1423/postgres\n"
+            "tcp6  0  0 :::8080          :::*        LISTEN   2871/java\n")
+_PS = ("USER  PID  %CPU %MEM    VSZ   RSS TTY STAT START TIME COMMAND\n"
+       "app  4121  87.9 12.1 2345 998 ? Sl 09:12 41:07 python worker.py\n"
+       "app  4188   0.3  1.2  456 101 ? S  09:12  0:01 python beat.py\n")
+
+
+@pytest.mark.parametrize("before, after", [
+    (_NETSTAT, _sw(_NETSTAT, "1423/postgres", "2871/java")),        # programs swapped between ports
+    (_NETSTAT, _sw(_NETSTAT, "5432", "8080")),                       # ports swapped between programs
+    (_PS, _sw(_PS, "4121", "4188")),                                 # the busy worker's PID given to beat
+])
+def test_figures_traded_between_rows_of_many_figures_are_refused(before, after):
+    assert after != before
+    find(_rewrite(before, after), "I2", evidence__change="traded_in_place")
+
+
+@pytest.mark.parametrize("before, after", [
+    (_NETSTAT, "\n".join(reversed(_NETSTAT.rstrip("\n").split("\n"))) + "\n"),   # rows reordered whole
+    (_NETSTAT, "Listening sockets:\n" + "".join("  " + line + "\n" for line in _NETSTAT.rstrip("\n").split("\n"))),
+    (_PS, _PS.split("\n")[0] + "\n" + _PS.split("\n")[2] + "\n" + _PS.split("\n")[1] + "\n"),
+    # two lines of two figures regrouped by measurement (read only from three figures a line)
+    ("db-01 has 12 GB and 4 cores\ndb-02 has 34 GB and 8 cores\n",
+     "Disks: 12 GB on db-01, 34 GB on db-02\nCores: 4 on db-01, 8 on db-02\n"),
+    ("a 1 2 3 x\nb 4 5 6 y\n", "b 4 5 6 y\n(then)\na 1 2 3 x\n"),
+])
+def test_rows_of_many_figures_kept_whole_are_accepted(before, after):
+    assert_accepted(_rewrite(before, after), "lossless")
+
+
+def test_figure_lines_reads_lines_of_three_figures_or_more():
+    from provgate.gate import _ROW_TRADE_LEAST, _ROW_TRADE_MOST, _figure_lines
+
+    data = b"a 1 2 3\nb 4 5\nc " + b" ".join(str(k).encode() for k in range(_ROW_TRADE_MOST + 1)) + b"\nd 6 7 8 9\n"
+    table = extract(data)
+    lines = _figure_lines(table, _exact_values(table, True))
+    assert sorted(len(line) for line in lines) == [3, 4]  # (not 2 figures, nor more than the most)
+    assert _ROW_TRADE_LEAST == 3

@@ -5903,8 +5903,62 @@ class _Check:
             # to a name joins figures as before: "lodash@4.17.21 and react@18.2.0" reordered is
             # one statement)
             pre_at, post_at = _exact_values(pre_table), _exact_values(post_table)
-            if pre_at.size >= 2 and post_at.size >= 2:
-                self._figures_traded_in(i, j, pre_at, post_at, False)
+            if pre_at.size >= 2 and post_at.size >= 2 and self._figures_traded_in(i, j, pre_at, post_at, False):
+                continue
+            self._check_rows_traded(i, j)
+
+    def _check_rows_traded(self, i: int, j: int) -> None:
+        """A block rewritten in place whose figures (numbers and exact values) are the same, in
+        another order, keeps each line's figures together: where one line lost figure ``f`` for
+        ``g``, all else of it kept, and another line ``g`` for ``f``, two lines traded a figure.
+        A whitespace-aligned row (netstat, docker ps, ps) holds more figures than its names are
+        read for (``_NAMED_FIGURES``), and its figures move with the words beside them, so
+        ``1423/postgres`` and ``2871/java`` swapped between the ports' rows kept every context
+        (red team 130a, F04). Lines of ``_ROW_TRADE_LEAST`` figures or more are read (two lines
+        of two figures regrouped by measurement trade one each), of at most ``_ROW_TRADE_MOST``
+        (the keys are linear in the line's figures, each of its length)."""
+        pre_table, post_table = self.pre_facts[i].table, self.post_facts[j].table
+        pre_at, post_at = _exact_values(pre_table, True), _exact_values(post_table, True)
+        if pre_at.size != post_at.size or pre_at.size < 2 * _ROW_TRADE_LEAST:
+            return
+        pre_fp, post_fp = pre_table.fp_fact[pre_at], post_table.fp_fact[post_at]
+        if _same_rows(pre_fp, post_fp) or not _same_rows(
+                pre_fp[np.lexsort(pre_fp.T[::-1])], post_fp[np.lexsort(post_fp.T[::-1])]):
+            return  # (in order, or other figures: the other rules ask)
+        before = _figure_lines(pre_table, pre_at)
+        after = _figure_lines(post_table, post_at)
+        gone = before - after
+        if not gone:
+            return
+        came = after - before
+        lost: dict[tuple[bytes, ...], tuple[bytes, ...]] = {}  # (a line less one figure -> the figure)
+        for line in gone.elements():
+            for k in range(len(line)):
+                lost.setdefault(line[:k] + line[k + 1:], line[k:k + 1])
+        swaps: set[tuple[bytes, bytes]] = set()
+        for line in came.elements():
+            for k in range(len(line)):
+                f = lost.get(line[:k] + line[k + 1:])
+                if f is None or f[0] == line[k]:
+                    continue
+                g = line[k]
+                if (g, f[0]) in swaps:
+                    self._report_rows_traded(j, post_table, post_at, f[0], g)
+                    return
+                swaps.add((f[0], g))
+
+    def _report_rows_traded(self, j: int, table: FactTable, rows: np.ndarray, f: bytes, g: bytes) -> None:
+        """Refuse two lines of post block ``j`` that traded figures ``f`` and ``g`` (fingerprints)."""
+        fps = [table.fp_fact[r].tobytes() for r in rows.tolist()]
+        spans = [table.span(int(rows[fps.index(x)])) for x in (f, g)]
+        b = self.edit.post[j]
+        span = spans[0]
+        self.violate("I2", f"{self.edit.operator} traded {span.key}={span.value!r} in block {b.id!r} for "
+                     f"{spans[1].value!r} between two lines, each kept else: a lossless operator keeps each figure "
+                     "in its statement", block=b.id, handle=(b.handles or (None,))[0], key=span.key,
+                     value=span.value, evidence={"span": [span.start, span.end], "text": span.text,
+                                                 "change": "traded_in_place",
+                                                 "figures": sorted([spans[0].value, spans[1].value])})
 
     def _figures_traded_in(self, i: int, j: int, pre_at: np.ndarray, post_at: np.ndarray, numbers: bool) -> bool:
         """:meth:`_check_figures_traded` of one block over the figures at rows ``pre_at`` /
@@ -14432,6 +14486,27 @@ def _exact_values(table: FactTable, numbers: bool = False) -> np.ndarray:
     keep = np.ones(at.size, dtype=bool)
     keep[1:] = starts[1:] >= reach[:-1]
     return at if keep.all() else at[keep]
+
+
+# the fewest and the most figures a line holds to be read for a trade of figures between lines
+# (Gate._check_rows_traded)
+_ROW_TRADE_LEAST = 3
+_ROW_TRADE_MOST = 32
+
+
+def _figure_lines(table: FactTable, rows: np.ndarray) -> Counter[tuple[bytes, ...]]:
+    """Each line of ``table``'s text holding ``_ROW_TRADE_LEAST`` to ``_ROW_TRADE_MOST`` of the
+    figures at ``rows`` (by start) -> how many such lines: its figures' fingerprints, sorted."""
+    data = table.data
+    breaks = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+    line_of = np.searchsorted(breaks, table.start[rows], side="left")
+    fps = table.fp_fact[rows]
+    out: Counter[tuple[bytes, ...]] = Counter()
+    cuts = np.flatnonzero(np.diff(line_of)) + 1
+    for a, b in zip(np.concatenate(([0], cuts)).tolist(), np.concatenate((cuts, [rows.size])).tolist()):
+        if _ROW_TRADE_LEAST <= b - a <= _ROW_TRADE_MOST:
+            out[tuple(sorted(fp.tobytes() for fp in fps[a:b]))] += 1
+    return out
 
 
 def _figures_by_context(table: FactTable, rows: list[int], figures: list[bytes],
