@@ -14467,15 +14467,18 @@ _SENTENCE_BREAK_BYTES = re.compile(rb"[.;!?\n]\s")
 # the kinds of the exact values that are no number, which a lossless rewrite keeps in their
 # statements as it keeps numbers (Gate._check_figures_traded): identifiers (hosts, pods, e-mail
 # addresses), paths (with a line), digests (SHAs, UUIDs) and URLs (red team 130a, F04)
-_EXACT_VALUE_KINDS = np.array([int(Kind.IDENTIFIER), int(Kind.PATH), int(Kind.DIGEST), int(Kind.URL)], dtype=np.int64)
-_EXACT_VALUE_KINDS_NUMBERS = np.append(_EXACT_VALUE_KINDS, _KIND_NUMBER)
+# (as tables over a row's kind byte: one lookup a row, no sort)
+_EXACT_VALUE_KINDS = np.zeros(256, dtype=bool)
+_EXACT_VALUE_KINDS[[int(Kind.IDENTIFIER), int(Kind.PATH), int(Kind.DIGEST), int(Kind.URL)]] = True
+_EXACT_VALUE_KINDS_NUMBERS = _EXACT_VALUE_KINDS.copy()
+_EXACT_VALUE_KINDS_NUMBERS[_KIND_NUMBER] = True
 
 
 def _exact_values(table: FactTable, numbers: bool = False) -> np.ndarray:
     """The rows of ``table`` of ``_EXACT_VALUE_KINDS`` (and its numbers, if ``numbers``), by
     start, each outside the others (a row inside an earlier one's span is left to it): figures
     the trade rules read as numbers."""
-    at = np.flatnonzero(np.isin(table.kind, _EXACT_VALUE_KINDS_NUMBERS if numbers else _EXACT_VALUE_KINDS))
+    at = np.flatnonzero((_EXACT_VALUE_KINDS_NUMBERS if numbers else _EXACT_VALUE_KINDS)[table.kind])
     if at.size < 2:
         return at
     starts = table.start[at]
