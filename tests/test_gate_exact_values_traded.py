@@ -164,3 +164,43 @@ def test_figure_lines_reads_lines_of_three_figures_or_more():
     lines = _figure_lines(table, _exact_values(table, True))
     assert sorted(len(line) for line in lines) == [3, 4]  # (not 2 figures, nor more than the most)
     assert _ROW_TRADE_LEAST == 3
+
+
+# red team 130a, F06: an unfenced diff rewritten with its "-" / "+" markers swapped reverses the
+# change and kept every fact (the marker is no part of one)
+_DIFF = ("diff --git a/config/settings.py b/config/settings.py\nindex 4e3c2a1..8b9d0f7 100644\n"
+         "--- a/config/settings.py\n+++ b/config/settings.py\n@@ -42,7 +42,7 @@ DATABASES = {\n"
+         "         'HOST': 'db-primary.internal',\n-        'PORT': 5432,\n+        'PORT': 6432,\n"
+         "         'CONN_MAX_AGE': 600,\n")
+
+
+@pytest.mark.parametrize("after", [
+    _DIFF.replace("-        'PORT': 5432,\n+        'PORT': 6432,", "+        'PORT': 5432,\n-        'PORT': 6432,"),
+    _DIFF.replace("-        'PORT': 5432,", "+        'PORT': 5432,").replace("+        'PORT': 6432,", "-        'PORT': 6432,"),
+    _DIFF.replace("-        'PORT': 5432,\n+        'PORT': 6432,", "+        'PORT': 6432,\n+        'PORT': 5432,"),
+    _DIFF.replace("--- a/config/settings.py\n+++ b/config/settings.py", "+++ a/config/settings.py\n--- b/config/settings.py"),
+    "The change:\n" + "".join("    " + line + "\n" for line in _DIFF.replace(
+        "-        'PORT': 5432,\n+        'PORT': 6432,", "+        'PORT': 5432,\n-        'PORT': 6432,").split("\n")[:-1]),
+])
+def test_diff_markers_flipped_in_a_rewrite_are_refused(after):
+    find(_rewrite(_DIFF, after), "I2", evidence__change="diff_marker_flipped")
+
+
+@pytest.mark.parametrize("after", [
+    "The change to the settings:\n" + _DIFF,                                             # reworded around
+    "".join("    " + line + "\n" for line in _DIFF.split("\n")[:-1]),                    # re-indented
+    "".join("> " + line + "\n" for line in _DIFF.split("\n")[:-1]),                      # quoted
+    _DIFF + "(PORT moves to the pooler)\n",
+])
+def test_diffs_rewritten_with_their_markers_are_accepted(after):
+    assert_accepted(_rewrite(_DIFF, after), "lossless")
+
+
+def test_diff_markers_read_only_marked_lines():
+    from provgate.gate import _diff_markers
+
+    found = _diff_markers(_DIFF.encode() + b"-x\n+x\n")
+    assert found[b"'PORT': 5432,"] == {b"-"} and found[b"'PORT': 6432,"] == {b"+"}
+    assert found[b"a/config/settings.py"] == {b"---"} and found[b"b/config/settings.py"] == {b"+++"}
+    assert found[b"x"] == {b"-", b"+"}  # (a line removed and added: either marker kept is no flip)
+    assert b"'HOST': 'db-primary.internal'," not in found  # (a context line)

@@ -5891,6 +5891,8 @@ class _Check:
         reordered is read."""
         for i, j in self._reworded_in_place():
             pre_table, post_table = self.pre_facts[i].table, self.post_facts[j].table
+            if _HUNK_HEADER.search(pre_table.data) is not None and self._diff_markers_flipped(i, j):
+                continue
             if self._figures_traded_in(i, j, np.flatnonzero(pre_table.kind == _KIND_NUMBER),
                                        np.flatnonzero(post_table.kind == _KIND_NUMBER), True):
                 continue  # (one trade a block)
@@ -5906,6 +5908,30 @@ class _Check:
             if pre_at.size >= 2 and post_at.size >= 2 and self._figures_traded_in(i, j, pre_at, post_at, False):
                 continue
             self._check_rows_traded(i, j)
+
+    def _diff_markers_flipped(self, i: int, j: int) -> bool:
+        """Does the post version of a rewritten block that holds a diff (a hunk header) mark a
+        line its pre version marked removed as added, or the other way round (the same line,
+        written with the other marker and never with its own)? The marker is no part of any
+        fact, so ``-    'PORT': 5432,`` / ``+    'PORT': 6432,`` with the markers swapped
+        reversed the change and kept every fact (red team 130a, F06). Refuse it, and say so."""
+        before = _diff_markers(self.pre_facts[i].table.data)
+        after = _diff_markers(self.post_facts[j].table.data)
+        for body, was in before.items():
+            now = after.get(body)
+            if now is None or now & was or not now - was:
+                continue
+            b = self.edit.post[j]
+            line = body.decode("utf-8", "replace")
+            self.violate("I2", f"{self.edit.operator} marked the diff line {line!r} of block {b.id!r} "
+                         f"{'/'.join(sorted(m.decode() for m in now))!r} where it was "
+                         f"{'/'.join(sorted(m.decode() for m in was))!r}: a lossless operator keeps which side "
+                         "of a diff a line is on", block=b.id, handle=(b.handles or (None,))[0], key="diff",
+                         value=line, evidence={"change": "diff_marker_flipped", "line": line,
+                                               "pre_markers": sorted(m.decode() for m in was),
+                                               "post_markers": sorted(m.decode() for m in now)})
+            return True
+        return False
 
     def _check_rows_traded(self, i: int, j: int) -> None:
         """A block rewritten in place whose figures (numbers and exact values) are the same, in
@@ -14509,6 +14535,21 @@ def _figure_lines(table: FactTable, rows: np.ndarray) -> Counter[tuple[bytes, ..
     for a, b in zip(np.concatenate(([0], cuts)).tolist(), np.concatenate((cuts, [rows.size])).tolist()):
         if _ROW_TRADE_LEAST <= b - a <= _ROW_TRADE_MOST:
             out[tuple(sorted(fp.tobytes() for fp in fps[a:b]))] += 1
+    return out
+
+
+# a unified diff's hunk header, and its lines that carry a side (removed / added, the file
+# headers "---" / "+++"), a quote or list mark or blanks before (Gate._diff_markers_flipped)
+_HUNK_HEADER = re.compile(rb"^[ \t>]*@@ -[0-9]", re.M)
+_DIFF_LINE = re.compile(rb"^[ \t>]*(---|\+\+\+|-|\+)(?![-+])[ \t]*(\S[^\n]*?)[ \t\r]*$", re.M)
+
+
+def _diff_markers(data: bytes) -> dict[bytes, set[bytes]]:
+    """Each marked line of the diff in ``data`` (its text after the marker, blanks stripped) ->
+    the markers it is written with (``-`` or ``+``; ``---`` or ``+++``)."""
+    out: dict[bytes, set[bytes]] = {}
+    for m in _DIFF_LINE.finditer(data):
+        out.setdefault(m.group(2), set()).add(m.group(1))
     return out
 
 
