@@ -143,7 +143,9 @@ def test_one_reading_a_side_a_rewritten_block(monkeypatch):
     before = "".join(f"| host-{k} | {k} |\n" for k in range(n))
     after = before + "(all hosts listed)\n"  # (reworded: a line added)
     assert_accepted(_rewrite(before, after), "lossless")
-    assert len(calls) == 2  # (pre and post, once each, however many rows)
+    # (pre and post, at most once each a pass, however many rows: the numbers, then the exact
+    # values with them, red team 130a F04: "host-0" is an identifier)
+    assert 2 <= len(calls) <= 4
     calls.clear()
     lie = before.replace("| host-0 |", "| host-X |").replace("| host-1 |", "| host-0 |").replace("| host-X |", "| host-1 |")
     find(_rewrite(before, lie), "I2", evidence__change="traded_in_place")

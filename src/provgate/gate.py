@@ -5895,36 +5895,144 @@ class _Check:
         F04: accepted as lossless). A statement moved whole, or a list reordered with its
         numbers, moves the words around each figure with it. Only a block whose figures were
         reordered is read."""
-        edit = self.edit
         for i, j in self._reworded_in_place():
             pre_table, post_table = self.pre_facts[i].table, self.post_facts[j].table
-            pre_at = np.flatnonzero(pre_table.kind == _KIND_NUMBER)
-            post_at = np.flatnonzero(post_table.kind == _KIND_NUMBER)
-            if not pre_at.size or not post_at.size:
+            if _HUNK_HEADER.search(pre_table.data) is not None and self._diff_markers_flipped(i, j):
                 continue
-            # (compared as fingerprints, in arrays: a rewritten tool output holds hundreds)
-            pre_fp, post_fp = pre_table.fp_fact[pre_at], post_table.fp_fact[post_at]
-            pre_rows, post_rows = pre_at.tolist(), post_at.tolist()
-            if pre_at.size != post_at.size:
-                # a figure repeated or one repeat dropped, the same figures else: names traded
-                # are read still (red team 116, F06: "…; 12 GB is low." added hid the swap)
-                if _same_rows(np.unique(pre_fp, axis=0), np.unique(post_fp, axis=0)):
-                    self._check_figures_repaired(i, j, pre_rows, post_rows)
+            if self._figures_traded_in(i, j, np.flatnonzero(pre_table.kind == _KIND_NUMBER),
+                                       np.flatnonzero(post_table.kind == _KIND_NUMBER), True):
+                continue  # (one trade a block)
+            # the exact values that are no number, each a figure as a number is: a host, a pod,
+            # a path:line, a digest or a UUID re-paired with the words of its row or clause
+            # ("The primary is db-01 and the replica is db-02" with the two swapped; gcc's error
+            # and warning locations swapped) kept every fact and every number (red team 130a,
+            # F04). Their contexts are read as the numbers' (the numbers words of them: "12" of
+            # "db-01 has 12 GB"), their names with the numbers as figures (so that a number glued
+            # to a name joins figures as before: "lodash@4.17.21 and react@18.2.0" reordered is
+            # one statement)
+            pre_at, post_at = _exact_values(pre_table), _exact_values(post_table)
+            if pre_at.size >= 2 and post_at.size >= 2 and self._figures_traded_in(i, j, pre_at, post_at, False):
                 continue
-            if _same_rows(pre_fp, post_fp):
-                # kept in order: and their units (red team 115, F07: "Wait 30 seconds" -> "Wait
-                # 30 minutes" kept every fact)
-                self._check_units_kept(i, j, pre_rows, post_rows)
-                # and their names (red team 116, F06: "db-01 has 12 GB, db-02 has 34 GB" ->
-                # "db-02 has 12 GB, db-01 has 34 GB" swapped the names, not the figures)
+            self._check_rows_traded(i, j)
+
+    def _diff_markers_flipped(self, i: int, j: int) -> bool:
+        """Does the post version of a rewritten block that holds a diff (a hunk header) mark a
+        line its pre version marked removed as added, or the other way round (the same line,
+        written with the other marker and never with its own)? The marker is no part of any
+        fact, so ``-    'PORT': 5432,`` / ``+    'PORT': 6432,`` with the markers swapped
+        reversed the change and kept every fact (red team 130a, F06). Refuse it, and say so."""
+        before = _diff_markers(self.pre_facts[i].table.data)
+        after = _diff_markers(self.post_facts[j].table.data)
+        for body, was in before.items():
+            now = after.get(body)
+            if now is None or now & was or not now - was:
+                continue
+            b = self.edit.post[j]
+            line = body.decode("utf-8", "replace")
+            self.violate("I2", f"{self.edit.operator} marked the diff line {line!r} of block {b.id!r} "
+                         f"{'/'.join(sorted(m.decode() for m in now))!r} where it was "
+                         f"{'/'.join(sorted(m.decode() for m in was))!r}: a lossless operator keeps which side "
+                         "of a diff a line is on", block=b.id, handle=(b.handles or (None,))[0], key="diff",
+                         value=line, evidence={"change": "diff_marker_flipped", "line": line,
+                                               "pre_markers": sorted(m.decode() for m in was),
+                                               "post_markers": sorted(m.decode() for m in now)})
+            return True
+        return False
+
+    def _check_rows_traded(self, i: int, j: int) -> None:
+        """A block rewritten in place whose figures (numbers and exact values) are the same, in
+        another order, keeps each line's figures together: where one line lost figure ``f`` for
+        ``g``, all else of it kept, and another line ``g`` for ``f``, two lines traded a figure.
+        A whitespace-aligned row (netstat, docker ps, ps) holds more figures than its names are
+        read for (``_NAMED_FIGURES``), and its figures move with the words beside them, so
+        ``1423/postgres`` and ``2871/java`` swapped between the ports' rows kept every context
+        (red team 130a, F04). Lines of ``_ROW_TRADE_LEAST`` figures or more are read (two lines
+        of two figures regrouped by measurement trade one each), of at most ``_ROW_TRADE_MOST``
+        (the keys are linear in the line's figures, each of its length)."""
+        pre_table, post_table = self.pre_facts[i].table, self.post_facts[j].table
+        pre_at, post_at = _exact_values(pre_table, True), _exact_values(post_table, True)
+        if pre_at.size != post_at.size or pre_at.size < 2 * _ROW_TRADE_LEAST:
+            return
+        pre_fp, post_fp = pre_table.fp_fact[pre_at], post_table.fp_fact[post_at]
+        if _same_rows(pre_fp, post_fp) or not _same_rows(
+                pre_fp[np.lexsort(pre_fp.T[::-1])], post_fp[np.lexsort(post_fp.T[::-1])]):
+            return  # (in order, or other figures: the other rules ask)
+        before = _figure_lines(pre_table, pre_at)
+        after = _figure_lines(post_table, post_at)
+        gone = before - after
+        if not gone:
+            return
+        came = after - before
+        lost: dict[tuple[bytes, ...], tuple[bytes, ...]] = {}  # (a line less one figure -> the figure)
+        for line in gone.elements():
+            for k in range(len(line)):
+                lost.setdefault(line[:k] + line[k + 1:], line[k:k + 1])
+        swaps: set[tuple[bytes, bytes]] = set()
+        for line in came.elements():
+            for k in range(len(line)):
+                f = lost.get(line[:k] + line[k + 1:])
+                if f is None or f[0] == line[k]:
+                    continue
+                g = line[k]
+                if (g, f[0]) in swaps:
+                    self._report_rows_traded(j, post_table, post_at, f[0], g)
+                    return
+                swaps.add((f[0], g))
+
+    def _report_rows_traded(self, j: int, table: FactTable, rows: np.ndarray, f: bytes, g: bytes) -> None:
+        """Refuse two lines of post block ``j`` that traded figures ``f`` and ``g`` (fingerprints)."""
+        fps = [table.fp_fact[r].tobytes() for r in rows.tolist()]
+        spans = [table.span(int(rows[fps.index(x)])) for x in (f, g)]
+        b = self.edit.post[j]
+        span = spans[0]
+        self.violate("I2", f"{self.edit.operator} traded {span.key}={span.value!r} in block {b.id!r} for "
+                     f"{spans[1].value!r} between two lines, each kept else: a lossless operator keeps each figure "
+                     "in its statement", block=b.id, handle=(b.handles or (None,))[0], key=span.key,
+                     value=span.value, evidence={"span": [span.start, span.end], "text": span.text,
+                                                 "change": "traded_in_place",
+                                                 "figures": sorted([spans[0].value, spans[1].value])})
+
+    def _figures_traded_in(self, i: int, j: int, pre_at: np.ndarray, post_at: np.ndarray, numbers: bool) -> bool:
+        """:meth:`_check_figures_traded` of one block over the figures at rows ``pre_at`` /
+        ``post_at`` (the numbers, or the exact values :func:`_exact_values`, whose names are
+        read with the numbers as figures; units are asked of numbers only); was a trade (or a
+        unit changed) refused?"""
+        edit = self.edit
+        before_count = len(self.violations) + self.dropped_violations
+        pre_table, post_table = self.pre_facts[i].table, self.post_facts[j].table
+        if not pre_at.size or not post_at.size:
+            return False
+        # (compared as fingerprints, in arrays: a rewritten tool output holds hundreds)
+        pre_fp, post_fp = pre_table.fp_fact[pre_at], post_table.fp_fact[post_at]
+        pre_rows, post_rows = pre_at.tolist(), post_at.tolist()
+
+        def repaired() -> None:
+            if numbers:
                 self._check_figures_repaired(i, j, pre_rows, post_rows)
-                continue
-            if not _same_rows(pre_fp[np.lexsort(pre_fp.T[::-1])], post_fp[np.lexsort(post_fp.T[::-1])]):
-                continue  # (figures changed, which the other rules ask)
+            else:
+                self._check_figures_repaired(i, j, _exact_values(pre_table, True).tolist(),
+                                             _exact_values(post_table, True).tolist())
+
+        if pre_at.size != post_at.size:
+            # a figure repeated or one repeat dropped, the same figures else: names traded
+            # are read still (red team 116, F06: "…; 12 GB is low." added hid the swap)
+            if _same_rows(np.unique(pre_fp, axis=0), np.unique(post_fp, axis=0)):
+                repaired()
+        elif _same_rows(pre_fp, post_fp):
+            # kept in order: and their units (red team 115, F07: "Wait 30 seconds" -> "Wait
+            # 30 minutes" kept every fact)
+            if numbers:
+                self._check_units_kept(i, j, pre_rows, post_rows)
+            # and their names (red team 116, F06: "db-01 has 12 GB, db-02 has 34 GB" ->
+            # "db-02 has 12 GB, db-01 has 34 GB" swapped the names, not the figures)
+            repaired()
+        elif _same_rows(pre_fp[np.lexsort(pre_fp.T[::-1])], post_fp[np.lexsort(post_fp.T[::-1])]):
+            # (else figures changed, which the other rules ask)
             pre_figures = [pre_table.value_bytes(r) for r in pre_rows]
             post_figures = [post_table.value_bytes(r) for r in post_rows]
-            before = _figures_by_context(pre_table, pre_rows, pre_figures, self._word_bounds_of(0, i))
-            after = _figures_by_context(post_table, post_rows, post_figures, self._word_bounds_of(1, j))
+            # (an exact value's context is its line's: see _figures_by_context)
+            before = _figures_by_context(pre_table, pre_rows, pre_figures, self._word_bounds_of(0, i), not numbers)
+            after = _figures_by_context(post_table, post_rows, post_figures, self._word_bounds_of(1, j), not numbers)
             for context, (figures, row) in before.items():
                 now = after.get(context)
                 if now is None or now[0] == figures:
@@ -5940,7 +6048,8 @@ class _Check:
             else:
                 # no context kept a trade: the statements moved with it (red team 116, F06:
                 # "Timeout is 30 s. Retry after 5 min." -> "Retry after 30 s. Timeout is 5 min.")
-                self._check_figures_repaired(i, j, pre_rows, post_rows)
+                repaired()
+        return len(self.violations) + self.dropped_violations > before_count
 
     def _check_figures_repaired(self, i: int, j: int, pre_rows: list[int], post_rows: list[int]) -> None:
         """A block rewritten in place that keeps its figures (in order or not) keeps each with
@@ -14553,12 +14662,81 @@ _BEFORE_GOVERNED = _DOING | frozenset((b"do", b"you", b"ever", b"should", b"must
 _SENTENCE_BREAK_BYTES = re.compile(rb"[.;!?\n]\s")
 
 
+# the kinds of the exact values that are no number, which a lossless rewrite keeps in their
+# statements as it keeps numbers (Gate._check_figures_traded): identifiers (hosts, pods, e-mail
+# addresses), paths (with a line), digests (SHAs, UUIDs) and URLs (red team 130a, F04)
+# (as tables over a row's kind byte: one lookup a row, no sort)
+_EXACT_VALUE_KINDS = np.zeros(256, dtype=bool)
+_EXACT_VALUE_KINDS[[int(Kind.IDENTIFIER), int(Kind.PATH), int(Kind.DIGEST), int(Kind.URL)]] = True
+_EXACT_VALUE_KINDS_NUMBERS = _EXACT_VALUE_KINDS.copy()
+_EXACT_VALUE_KINDS_NUMBERS[_KIND_NUMBER] = True
+
+
+def _exact_values(table: FactTable, numbers: bool = False) -> np.ndarray:
+    """The rows of ``table`` of ``_EXACT_VALUE_KINDS`` (and its numbers, if ``numbers``), by
+    start, each outside the others (a row inside an earlier one's span is left to it): figures
+    the trade rules read as numbers."""
+    at = np.flatnonzero((_EXACT_VALUE_KINDS_NUMBERS if numbers else _EXACT_VALUE_KINDS)[table.kind])
+    if at.size < 2:
+        return at
+    starts = table.start[at]
+    if np.any(starts[1:] < starts[:-1]):
+        at = at[np.argsort(starts, kind="stable")]
+        starts = table.start[at]
+    reach = np.maximum.accumulate(table.end[at])
+    keep = np.ones(at.size, dtype=bool)
+    keep[1:] = starts[1:] >= reach[:-1]
+    return at if keep.all() else at[keep]
+
+
+# the fewest and the most figures a line holds to be read for a trade of figures between lines
+# (Gate._check_rows_traded)
+_ROW_TRADE_LEAST = 3
+_ROW_TRADE_MOST = 32
+
+
+def _figure_lines(table: FactTable, rows: np.ndarray) -> Counter[tuple[bytes, ...]]:
+    """Each line of ``table``'s text holding ``_ROW_TRADE_LEAST`` to ``_ROW_TRADE_MOST`` of the
+    figures at ``rows`` (by start) -> how many such lines: its figures' fingerprints, sorted."""
+    data = table.data
+    breaks = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+    line_of = np.searchsorted(breaks, table.start[rows], side="left")
+    fps = table.fp_fact[rows]
+    out: Counter[tuple[bytes, ...]] = Counter()
+    cuts = np.flatnonzero(np.diff(line_of)) + 1
+    for a, b in zip(np.concatenate(([0], cuts)).tolist(), np.concatenate((cuts, [rows.size])).tolist()):
+        if _ROW_TRADE_LEAST <= b - a <= _ROW_TRADE_MOST:
+            out[tuple(sorted(fp.tobytes() for fp in fps[a:b]))] += 1
+    return out
+
+
+# a unified diff's hunk header, and its lines that carry a side (removed / added, the file
+# headers "---" / "+++"), a quote or list mark or blanks before (Gate._diff_markers_flipped)
+_HUNK_HEADER = re.compile(rb"^[ \t>]*@@ -[0-9]", re.M)
+_DIFF_LINE = re.compile(rb"^[ \t>]*(---|\+\+\+|-|\+)(?![-+])[ \t]*(\S[^\n]*?)[ \t\r]*$", re.M)
+
+
+def _diff_markers(data: bytes) -> dict[bytes, set[bytes]]:
+    """Each marked line of the diff in ``data`` (its text after the marker, blanks stripped) ->
+    the markers it is written with (``-`` or ``+``; ``---`` or ``+++``)."""
+    out: dict[bytes, set[bytes]] = {}
+    for m in _DIFF_LINE.finditer(data):
+        out.setdefault(m.group(2), set()).add(m.group(1))
+    return out
+
+
 def _figures_by_context(table: FactTable, rows: list[int], figures: list[bytes],
-                        bounds: tuple[np.ndarray, np.ndarray, np.ndarray, bytes]) -> dict[tuple[bytes, ...], tuple[Counter[bytes], int]]:
+                        bounds: tuple[np.ndarray, np.ndarray, np.ndarray, bytes],
+                        exact: bool = False) -> dict[tuple[bytes, ...], tuple[Counter[bytes], int]]:
     """Each context of ``table``'s figures (``rows``, their values ``figures``): the two words
     that are no number either side of the figure (:func:`_word_bounds`, blank past the text's
     ends; ``3 of 5 ready``: ``of`` stands between the figures, each context its own) -> the
-    figures standing there, and the first one's row."""
+    figures standing there, and the first one's row. With ``exact`` (the figures are exact
+    values, :func:`_exact_values`), blank past the figure's line too, and no unit read after
+    it: an identifier opening a row is read with its row's words, not the last words of the row
+    above (rows of ``kubectl get pods`` reordered whole moved every pod name next to other
+    rows' words), and a CSV header's last name is no figure with a unit (``refund_rate\nus``:
+    red team 130a, F04)."""
     starts, ends, _, lowered = bounds
     # Every word but those inside a figure: the "v2" of "v2.0.1" is the figure's, and read as a
     # word of the context it stood beside another figure's, so "v1.2.3, client v2.0.1" traded
@@ -14578,15 +14756,24 @@ def _figures_by_context(table: FactTable, rows: list[int], figures: list[bytes],
     for row, figure in zip(rows, figures):
         k = int(np.searchsorted(word_ends, table.start[row], side="right")) - 1  # (the last word before)
         m = int(np.searchsorted(word_starts, table.end[row], side="left"))  # (the first word after)
-        unit = _unit_at(lowered, int(table.end[row]))
+        unit = None if exact else _unit_at(lowered, int(table.end[row]))
         if unit is not None:
             # the unit is the figure's ("30 s" and "5 min" traded with their units: red team
             # 115, F03), and the words after its word the context (only blanks stand between the
             # figure and the unit, so the unit's word is the first after the figure)
             figure += b" " + unit
             m += 1
-        context = (words[k - 1] if k >= 1 else b"", words[k] if k >= 0 else b"",
-                   words[m] if m < len(words) else b"", words[m + 1] if m + 1 < len(words) else b"")
+        if exact:
+            line_start = lowered.rfind(b"\n", 0, int(table.start[row])) + 1
+            line_end = lowered.find(b"\n", int(table.end[row]))
+            line_end = len(lowered) if line_end < 0 else line_end
+            context = (words[k - 1] if k >= 1 and spans[k - 1][0] >= line_start else b"",
+                       words[k] if k >= 0 and spans[k][0] >= line_start else b"",
+                       words[m] if m < len(words) and spans[m][1] <= line_end else b"",
+                       words[m + 1] if m + 1 < len(words) and spans[m + 1][1] <= line_end else b"")
+        else:
+            context = (words[k - 1] if k >= 1 else b"", words[k] if k >= 0 else b"",
+                       words[m] if m < len(words) else b"", words[m + 1] if m + 1 < len(words) else b"")
         found = out.get(context)
         if found is None:
             out[context] = (Counter((figure,)), row)
