@@ -5897,11 +5897,15 @@ class _Check:
         reordered is read."""
         for i, j in self._reworded_in_place():
             pre_table, post_table = self.pre_facts[i].table, self.post_facts[j].table
-            if _HUNK_HEADER.search(pre_table.data) is not None and self._diff_markers_flipped(i, j):
+            if b"@@ -" in pre_table.data and _HUNK_HEADER.search(pre_table.data) is not None and \
+                    self._diff_markers_flipped(i, j):
                 continue
             if self._figures_traded_in(i, j, np.flatnonzero(pre_table.kind == _KIND_NUMBER),
                                        np.flatnonzero(post_table.kind == _KIND_NUMBER), True):
                 continue  # (one trade a block)
+            if np.count_nonzero(_EXACT_VALUE_KINDS_NUMBERS[pre_table.kind]) < 2 or np.count_nonzero(
+                    _EXACT_VALUE_KINDS_NUMBERS[post_table.kind]) < 2:
+                continue  # (two figures trade, or none: most rewritten turns hold one or none)
             # the exact values that are no number, each a figure as a number is: a host, a pod,
             # a path:line, a digest or a UUID re-paired with the words of its row or clause
             # ("The primary is db-01 and the replica is db-02" with the two swapped; gcc's error
