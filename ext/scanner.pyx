@@ -71,7 +71,7 @@ cdef enum:
     F_HEX = 1 << 5
     F_PATH = 1 << 6         # W and . - ~ @ + % / \
     F_PATH_PUNCT = 1 << 7   # . - ~ @ + % / \
-    F_NO_START = 1 << 8     # a lexeme never starts right after: W . \ (not @: grammar v4)
+    F_NO_START = 1 << 8     # a lexeme never starts right after: W . \ (not @: grammar v4; but after .. grammar v17)
     F_OPENER = 1 << 9       # transparent when looking back for a sentence start
     F_TERM = 1 << 10        # . ! ? :
     F_URL = 1 << 11         # URL bytes after the scheme
@@ -2101,7 +2101,7 @@ cdef struct Cursor:
 
 
 cdef inline void load_block(const byte_t* d, Py_ssize_t n, Py_ssize_t base, Cursor* cur) noexcept nogil:
-    cdef uint64_t w, s, x, b, pp, sep, prev_w, prev_ns, after_ns
+    cdef uint64_t w, s, x, b, pp, sep, prev_w, prev_ns, after_ns, dot, after_dot, after_dot2
     cdef byte_t tail[64]
     cdef const byte_t* block = d + base
     cdef pg_block_t m
@@ -2126,8 +2126,20 @@ cdef inline void load_block(const byte_t* d, Py_ssize_t n, Py_ssize_t base, Curs
     prev_ns = 1 if base > 0 and has(d[base - 1], F_NO_START) else 0
     # positions right after a word byte, . or \\: no lexeme starts there but a citation
     after_ns = ((w | x) << 1) | prev_ns
+    # but after a run of two or more dots a lexeme may start, not at a dot (grammar v17, red
+    # team 130a F01: 4e3c2a1..8b9d0f7, 120..140); x is . and \\, sep / and \\, so x & ~sep is .
+    dot = x & ~sep
+    after_dot = (dot << 1) | (1 if base > 0 and d[base - 1] == b'.' else 0)
+    after_dot2 = (dot << 2) | ((after_dot & 1) << 1) | (1 if base > 1 and d[base - 2] == b'.' else 0)
+    after_ns &= ~(after_dot & after_dot2 & ~dot)
     cur.base = base
     cur.bits = (((w & ~((w << 1) | prev_w)) | s) & ~after_ns) | b
+
+
+cdef inline bint after_dots(const byte_t* d, Py_ssize_t p) noexcept nogil:
+    """Does a run of two or more dots end at p, and p is no dot (grammar v17: a lexeme may start
+    there, the reference's _start_ok)? p < n."""
+    return p >= 2 and d[p - 1] == b'.' and d[p - 2] == b'.' and d[p] != b'.'
 
 
 cdef inline Py_ssize_t next_position(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Cursor* cur) noexcept nogil:
@@ -2481,7 +2493,7 @@ cdef int token_spans_of(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil
                     return -1
                 p = e
                 continue
-        if p > 0 and has(prev, F_NO_START):
+        if p > 0 and has(prev, F_NO_START) and not after_dots(d, p):
             p += 1
             continue
         # punctuation starts: paths, flags, signed numbers, JSON keys

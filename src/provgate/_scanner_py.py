@@ -31,7 +31,8 @@ The output is sorted by ``(start, end, kind)``.
 The token layer in brief (``_token_spans``; docs/grammar.md has the details and examples)
 ----------------------------------------------------------------------------------------
 A lexeme may start at ``p`` only if the byte before is not W, ``.`` or ``\\`` (``_start_ok``;
-not ``@`` either until grammar v4), or if an ANSI CSI sequence ends at ``p``. A full-width at
+not ``@`` either until grammar v4), or if an ANSI CSI sequence ends at ``p``, or (grammar v17) if
+``p`` is no ``.`` and a run of two or more dots ends at ``p`` (``4e3c2a1..8b9d0f7``). A full-width at
 sign (``＠``, ``﹫``) is read as a blank and an ``@`` (grammar v9, ``_as_token_text``), and a
 full-width, Arabic-Indic, Extended Arabic-Indic or Devanagari digit as its ASCII digit (grammar v13,
 ``_folded_token_text``: the rows' offsets are mapped back to the text's own); a citation
@@ -121,6 +122,7 @@ SEP = frozenset(range(0x00, 0x21)) | {0x7F}
 # after an "@" that is no address (red team 94 F09: lodash@4.17.21, actions/checkout@v4,
 # deploy@10.0.0.12)
 _NO_START_AFTER = W | frozenset(b".\\")
+_DOT = ord(".")  # but after a run of two or more dots a lexeme may start (grammar v17, _start_ok)
 # path bytes besides W; a path starts only at the beginning of a run of path bytes
 _PATH_PUNCT = frozenset(b".-~@+%/\\")
 _PATH_BYTES = W | _PATH_PUNCT
@@ -380,7 +382,12 @@ def _is_digest(run: bytes) -> bool:
 
 
 def _start_ok(data: bytes, p: int) -> bool:
-    return p == 0 or data[p - 1] not in _NO_START_AFTER
+    if p == 0 or data[p - 1] not in _NO_START_AFTER:
+        return True
+    # grammar v17 (red team 130a F01): a run of two or more dots is a separator, not the dot of
+    # a dotted name, so a lexeme may start right after it (not at a further dot of the run):
+    # the end of 4e3c2a1..8b9d0f7, 120..140, v1.2.3...v1.3.0, Downloading...87%
+    return data[p - 1] == _DOT and p >= 2 and data[p - 2] == _DOT and data[p] != _DOT
 
 
 def _csi_start(data: bytes, j: int) -> int:

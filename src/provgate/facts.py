@@ -88,7 +88,7 @@ __all__ = [
 
 # Changes whenever the grammar, the normalisation or the fingerprint framing changes, so
 # cached fact tables keyed by (content digest, EXTRACTOR_VERSION) are never stale.
-EXTRACTOR_VERSION = 16
+EXTRACTOR_VERSION = 17
 
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 DEFAULT_MAX_SPANS = 4 * 1024 * 1024
