@@ -12866,7 +12866,13 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
             continue  # (what is done before or after the block is another act: "Nothing else needs to run before this.")
         if j > 0 and tokens[j][0] == b"of" and tokens[j - 1][0] == b"instead":
             continue  # (the block set aside: "Never run the old one instead of that.", red team 129, F09)
-        if determiners and not named and n + 1 < len(tokens) and _fence_names_another(tokens[n + 1][0]):
+        if determiners and not named and n + 1 < len(tokens) and _fence_names_another(tokens[n + 1][0]) and not (
+                j >= 0 and _act_stem(tokens[j][0].rpartition(b"-")[2]) in _FENCE_RUN_ACTS
+                and tokens[n + 1][0] not in _FENCE_UNRUNNABLE):
+            # (after an act of running, the word after the pointer is the block's, an adjective or
+            # a noun: "Done. Never run that deploy script.", "... that unreviewed." (red team 130b,
+            # F01, read as another thing); only a thing one does not run or a clear other one frees
+            # it, failing closed: "Never run that other script.", "Never run that branch.")
             continue
         if j >= 0 and tokens[j][0] in _FENCE_PREPOSITIONS and not named and n + 1 < len(tokens) \
                 and _fence_names_another(tokens[n + 1][0]):
@@ -14031,6 +14037,18 @@ _IRREGULAR_ACTS = {b"ran": b"run", b"did": b"do", b"made": b"make", b"built": b"
 _FENCE_ACTS = frozenset(_act_stem(verb) for verb in _STEPS | _DOING | {b"paste", b"type", b"enter", b"copy", b"do",
                                                                       # (red team 129, F07: "Never pipe this to a shell.")
                                                                       b"pipe", b"eval"})
+# the acts of running a block (:func:`_act_stem` of each), after which a word following the pointer
+# names the block (:func:`_fence_act_pointed`: red team 130b, F01), and the words after the pointer
+# that still name another thing after them: things one does not run, and a clear other one
+_FENCE_RUN_ACTS = frozenset(_act_stem(verb) for verb in (b"run", b"rerun", b"execute", b"exec", b"paste", b"pipe",
+                                                         b"type", b"enter", b"invoke", b"launch", b"copy", b"eval"))
+_FENCE_UNRUNNABLE = frozenset((b"other", b"another", b"old", b"older", b"previous", b"original", b"earlier",
+                               b"branch", b"branches", b"change", b"changes", b"repo", b"repos", b"repository",
+                               b"machine", b"machines", b"host", b"hosts", b"server", b"servers", b"laptop", b"box",
+                               b"cluster", b"clusters", b"database", b"databases", b"db", b"node", b"nodes",
+                               b"account", b"accounts", b"directory", b"folder", b"key", b"keys", b"secret",
+                               b"secrets", b"password", b"passwords", b"token", b"tokens", b"credentials", b"data",
+                               b"table", b"tables", b"disk", b"disks", b"environment", b"env", b"computer"))
 
 
 # an attempt, then a verb (or its -ing form), then the quotation's opening marks, at the end of
