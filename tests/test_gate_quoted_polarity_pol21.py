@@ -44,3 +44,25 @@ def test_a_word_after_the_pointer_after_an_act_of_running_is_the_block(line):
     "OK. Never run that database by hand.", "Done. Do not rerun that other job."])
 def test_another_thing_after_the_pointer_after_an_act_of_running_is_accepted(line):
     assert_accepted(_summarize(_ASKED + line + "\n"))
+
+
+# red team 130b, F02: a hard-wrapped denial whose first line holds the negation's own auxiliary
+# ("Do not") or the copula of a judgement ("is not acceptable", "Nobody is") was read as a line
+# with a verb of its own, the lower line read alone
+@pytest.mark.parametrize("source", [
+    "Do not ever in production\nrun this:", "Do not on prod hosts\nrun the following:", "Do not without review\nexecute this:",
+    "Do NOT, whatever happens\nrun this:", "It is not acceptable in production\nto run this:",
+    "It is forbidden in production\nto run this:", "You are not allowed in prod\nto run the following:",
+    "Do not on a Friday\nrun this.", "Nobody is allowed\nto run this:", "It is not safe\nto run this:",
+    "It is dangerous\nto run this:", "Users are not permitted\nto run the following:", "Nobody is\nallowed to run the following:",
+    "Never in production\nrun this:"])
+def test_a_wrapped_denial_whose_first_line_holds_its_own_auxiliary_denies(source):
+    _refused(source + "\n" + FENCE)
+
+
+@pytest.mark.parametrize("source", [
+    "Never commit secrets\nrun this to check:", "If the build is not green\nrun this:", "Never deploy on Fridays\nthen run this:",
+    "It is not slow\nrun this:", "Do not panic\nrun this:", "Do the setup first\nrun this:", "It is safe\nto run this:",
+    "You are allowed\nto run the following:", "Make sure it is not running\nthen run this:"])
+def test_a_line_with_a_verb_of_its_own_over_a_request_is_accepted(source):
+    assert_accepted(_summarize(source + "\n" + FENCE))

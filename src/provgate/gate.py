@@ -12252,8 +12252,28 @@ def _fence_wrap_joins(prior: bytes, lower: bytes) -> bool:
             _act_stem(w.rpartition(b"-")[2]) in _FENCE_ACTS for w in _words_of_clause(text))
     if not pointed:
         return True
+    if text.lstrip(b" \t*_").startswith(b"to "):
+        return True  # (an infinitive goes on from the line over it: "It is dangerous" / "to run this:", red team 130b, F02)
     return not (words[0] in _FENCE_WRAP_CONDITIONS or any(
-        _act_stem(w.rpartition(b"-")[2]) in _FENCE_ACTS or w in _OWN_VERBS or w in _FENCE_WRAP_VERBS for w in words))
+        (_act_stem(w.rpartition(b"-")[2]) in _FENCE_ACTS or w in _OWN_VERBS or w in _FENCE_WRAP_VERBS)
+        and not _fence_wrap_denial_verb(words, i) for i, w in enumerate(words)))
+
+
+def _fence_wrap_denial_verb(words: list[bytes], i: int) -> bool:
+    """Is ``words[i]``, a verb of a line a sentence may be hard-wrapped from, the denial's own
+    (:func:`_fence_wrap_joins`), not a verb of a sentence of its own: the auxiliary of a negation
+    (``Do not ever in production`` / ``run this:``), or a copula ending the line or judging the act
+    (``Nobody is`` / ``allowed to run the following:``, ``It is not acceptable in production`` /
+    ``to run this:``)? Red team 130b, F02: each was taken for a verb of its own, the lower line
+    read alone."""
+    w = words[i]
+    after = words[i + 1:i + 4]
+    if w in (b"do", b"does", b"did"):
+        return after[:1] in ([b"not"], [b"never"])
+    if w not in _FENCE_WRAP_COPULAS:
+        return False
+    return not after or any(x in _FENCE_GERUND_BAD or x in _FENCE_GERUND_GOOD or x in _FENCE_UNWISE
+                            or x in _FENCE_WRAP_JUDGED for x in after)
 
 
 # the last words of a line that go on to the next one (:func:`_fence_wrap_joins`): negations,
@@ -12269,6 +12289,12 @@ _FENCE_WRAP_GOES_ON = frozenset((b"not", b"never", b"no", b"nobody", b"ever", b"
 # the words that open a condition, and the verbs that give a line a clause of its own
 _FENCE_WRAP_CONDITIONS = frozenset((b"if", b"when", b"whenever", b"unless", b"once", b"while", b"until", b"before",
                                     b"after", b"since", b"because", b"as"))
+# the copulas of a judgement a denial wrapped over lines may hold (:func:`_fence_wrap_denial_verb`), and
+# the judging words it reads besides those of a gerund subject's
+_FENCE_WRAP_COPULAS = frozenset((b"is", b"are", b"was", b"were", b"be", b"isn't", b"aren't", b"wasn't"))
+_FENCE_WRAP_JUDGED = frozenset((b"acceptable", b"permissible", b"advisable", b"appropriate", b"legal", b"smart",
+                                b"wise", b"unacceptable", b"inadvisable", b"illegal", b"authorized",
+                                b"unauthorized", b"supposed", b"meant", b"expected", b"required"))
 _FENCE_WRAP_VERBS = frozenset((b"is", b"are", b"was", b"were", b"be", b"has", b"have", b"had", b"isn't", b"aren't",
                                b"wasn't", b"fails", b"failed", b"breaks", b"broke", b"works"))
 
