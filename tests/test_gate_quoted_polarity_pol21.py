@@ -66,3 +66,25 @@ def test_a_wrapped_denial_whose_first_line_holds_its_own_auxiliary_denies(source
     "You are allowed\nto run the following:", "Make sure it is not running\nthen run this:"])
 def test_a_line_with_a_verb_of_its_own_over_a_request_is_accepted(source):
     assert_accepted(_summarize(source + "\n" + FENCE))
+
+
+# red team 130b, F06: a gerund subject allowed with a later limit that denies it elsewhere ("...,
+# never on prod") was allowed outright (a negation after the judging word denied nothing)
+@pytest.mark.parametrize("line", [
+    "Running this is safe only in a sandbox, never on prod.", "Running this is allowed only on staging, never on prod.",
+    "Running this is fine locally but never on prod.", "Running this is OK on dev, not on prod.",
+    "Running this is permitted in CI, not by hand.", "Running this is okay once, never twice.",
+    "Running this is safe if you are not on prod.", "Running this is allowed unless you are on prod.",
+    "It is fine to run this on dev but never on prod.", "It is safe to run this locally, never on prod."])
+def test_an_allowed_act_with_a_denied_limit_denies_the_block(line):
+    _refused(line + "\n" + FENCE)
+    _refused(_ASKED + line.replace("this", "that") + "\n")
+
+
+@pytest.mark.parametrize("line", [
+    "Running the following is safe, it never deletes data.", "Running this is recommended, not optional.",
+    "Running this is safe, not dangerous.", "Running this is fine; it does not touch prod.",
+    "Running this is safe and never deletes data.", "It is fine to run this, it never fails.",
+    "It is safe to run this, and it does not need root."])
+def test_an_allowed_act_with_a_negation_of_another_verb_is_accepted(line):
+    assert_accepted(_summarize(line + "\n" + FENCE))

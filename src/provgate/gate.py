@@ -12729,6 +12729,9 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
             # (each such word by the negation right before it: red team 129, F07, "It is dangerous,
             # not to mention stupid, to run this." was freed by any "not" before "to")
             return any(w in _FENCE_UNWISE and not _fence_judgement_denied(words, i) for i, w in enumerate(words[:-2]))
+        if len(words) > 2 and words[-2] == b"to" and any(w in _FENCE_GERUND_GOOD for w in words[:-2]) \
+                and _fence_allowed_with_limit([b"ok"] + _words_of_clause(text[verb_end:piece.end()])):
+            return True  # (the same after "to": "It is fine to run this on dev but never on prod.")
         if len(words) == 1 and verb.endswith(b"ing"):
             # (the act as the subject, judged after the pointer: "Running this is not allowed.",
             # "Running the following is forbidden.": red team 128, F03, read as governing nothing)
@@ -12740,7 +12743,9 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
             judgements = [(w in _FENCE_GERUND_BAD) != _fence_judgement_denied(judged, j)
                           for j, w in enumerate(judged) if w in _FENCE_GERUND_BAD or w in _FENCE_GERUND_GOOD]
             if judgements:
-                return any(judgements)
+                # (an allowing word with a later limit denying the act somewhere: "Running this is
+                # fine locally but never on prod.", red team 130b, F06, allowed it outright)
+                return any(judgements) or _fence_allowed_with_limit(judged)
         if _clause_negated_before(clause, len(clause), depth + 1):
             return True
         # (a passive's negation may stand before its subject: "Under no circumstances should
@@ -12766,6 +12771,40 @@ def _fence_later_denial(text: bytes, verb_end: int, hi: int) -> bool:
                 for x in words[max(i - 4, 0):i]):
             return True
     return False
+
+
+def _fence_allowed_with_limit(judged: list[bytes]) -> bool:
+    """Do the words after a gerund subject (``judged``) allow the act (a word of
+    :data:`_FENCE_GERUND_GOOD`) and then limit it by a negation right before an adverbial of the
+    act, with no verb of its own (``is fine locally but never on prod``, ``is OK on dev, not on
+    prod``, ``is okay once, never twice``, ``is safe if you are not on prod``), or by ``unless``?
+    The act is denied somewhere, and a summary that asks for it drops that (red team 130b, F06);
+    a negation of a verb of its own denies nothing of the act (``is safe, it never deletes
+    data``), nor one of a judging word, read as such (``is safe, not dangerous``)."""
+    allowed = False
+    for i, w in enumerate(judged):
+        if w in _FENCE_GERUND_GOOD:
+            allowed = True
+        elif allowed and w == b"unless":
+            return True
+        elif allowed and (w in (b"not", b"never", b"no") or w in _BARE_NOT or w.endswith(b"n't")):
+            k = i + 1
+            while k < len(judged) and judged[k] in _FENCE_DO_ADVERBS:
+                k += 1
+            if k < len(judged) and judged[k] in _FENCE_LIMITS:
+                return True
+    return False
+
+
+# the words opening an adverbial that limits an act (where, when, how, how often it is done:
+# :func:`_fence_allowed_with_limit`)
+_FENCE_LIMITS = frozenset((b"on", b"in", b"by", b"as", b"at", b"for", b"from", b"with", b"without", b"under", b"outside",
+                           b"inside", b"during", b"after", b"before", b"until", b"once", b"twice", b"again", b"here",
+                           b"there", b"locally", b"remotely", b"manually", b"directly", b"more", b"anywhere",
+                           b"everywhere", b"via", b"against", b"over", b"through", b"within", b"when", b"while", b"if",
+                           b"now", b"today", b"tonight", b"alone", b"unattended", b"thrice", b"daily",
+                           b"near", b"elsewhere", b"otherwise", b"unless", b"except", b"beyond",
+                           b"past", b"after-hours", b"concurrently", b"repeatedly", b"automatically", b"blindly"))
 
 
 def _fence_judgement_denied(words: list[bytes], j: int) -> bool:
