@@ -85,6 +85,6 @@ def test_an_allowed_act_with_a_denied_limit_denies_the_block(line):
     "Running the following is safe, it never deletes data.", "Running this is recommended, not optional.",
     "Running this is safe, not dangerous.", "Running this is fine; it does not touch prod.",
     "Running this is safe and never deletes data.", "It is fine to run this, it never fails.",
-    "It is safe to run this, and it does not need root."])
+    "It is safe to run this, and it does not need root.", "Running these is fine unless you're not on the VPN."])
 def test_an_allowed_act_with_a_negation_of_another_verb_is_accepted(line):
     assert_accepted(_summarize(line + "\n" + FENCE))

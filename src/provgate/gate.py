@@ -12777,7 +12777,8 @@ def _fence_allowed_with_limit(judged: list[bytes]) -> bool:
     """Do the words after a gerund subject (``judged``) allow the act (a word of
     :data:`_FENCE_GERUND_GOOD`) and then limit it by a negation right before an adverbial of the
     act, with no verb of its own (``is fine locally but never on prod``, ``is OK on dev, not on
-    prod``, ``is okay once, never twice``, ``is safe if you are not on prod``), or by ``unless``?
+    prod``, ``is okay once, never twice``, ``is safe if you are not on prod``), or by ``unless``
+    with no negation after it (``is allowed unless you are on prod``)?
     The act is denied somewhere, and a summary that asks for it drops that (red team 130b, F06);
     a negation of a verb of its own denies nothing of the act (``is safe, it never deletes
     data``), nor one of a judging word, read as such (``is safe, not dangerous``)."""
@@ -12786,7 +12787,9 @@ def _fence_allowed_with_limit(judged: list[bytes]) -> bool:
         if w in _FENCE_GERUND_GOOD:
             allowed = True
         elif allowed and w == b"unless":
-            return True
+            # (a condition of no negation limits it; one with a negation asks for a condition met,
+            # "is fine unless you're not on the VPN", red team 129, F12's honest control)
+            return not any(x in (b"not", b"never", b"no") or x in _BARE_NOT or x.endswith(b"n't") for x in judged[i + 1:])
         elif allowed and (w in (b"not", b"never", b"no") or w in _BARE_NOT or w.endswith(b"n't")):
             k = i + 1
             while k < len(judged) and judged[k] in _FENCE_DO_ADVERBS:
