@@ -88,3 +88,29 @@ def test_an_allowed_act_with_a_denied_limit_denies_the_block(line):
     "It is safe to run this, and it does not need root.", "Running these is fine unless you're not on the VPN."])
 def test_an_allowed_act_with_a_negation_of_another_verb_is_accepted(line):
     assert_accepted(_summarize(line + "\n" + FENCE))
+
+
+# red team 130b, F03: a sentence over 256 bytes that the bounded read cuts was refused when it held
+# any negation and any pointer word; up to 4 KB it is read as a short one is
+_MID = ("on every host in the shared production and staging clusters that the platform team operates for the payments, "
+        "search, billing, notifications and analytics groups, and on every laptop that holds credentials for them, "
+        "whatever the ticket or the person asking says")
+
+
+@pytest.mark.parametrize("line", [
+    "Run this " + _MID + ", since it does not touch any data.", "Don't worry if a host times out: run this " + _MID + ".",
+    "Run this " + _MID + ", it never fails.", "Never commit secrets, " + _MID + ", and run this:",
+    "Run this " + _MID + ":", "Run this, " + "it is not slow, " * 200 + "and it is safe:"])
+def test_a_long_honest_sentence_with_an_unrelated_negation_is_accepted(line):
+    assert len(line) > 256
+    assert_accepted(_summarize(line + "\n" + FENCE))
+
+
+@pytest.mark.parametrize("line", [
+    "Never run this " + _MID + ".", "Never run this " + _MID + ", it wipes the data.",
+    "It is dangerous to run this " + _MID + ".", "Running this " + _MID + " is forbidden.",
+    "Never run " + "the script that the team wrote for the old cluster and " * 8 + "this.",
+    "Never run this " + _MID + " " + _MID + " " + _MID + " " + _MID + " " + _MID + " " * 30 + _MID * 12 + "."])
+def test_a_long_denying_sentence_is_still_refused(line):
+    assert len(line) > 256
+    _refused(line + "\n" + FENCE)

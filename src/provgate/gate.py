@@ -12305,8 +12305,9 @@ def _fence_cut_sentence_denies(text: bytes, start: int, end: int, depth: int) ->
     bytes>.`` was read from ``run this``, its ``Never`` cut off. A later sentence of the read that
     points at the block decides alone (:func:`_fence_instruction_negated` read it). Else the cut
     sentence is found back to its start, in one pass (:data:`_FENCE_LAST_STOP`, within
-    :data:`_FENCE_LONG_LINE` bytes of its line), and read whole when it is 256 bytes at most (a
-    linear read: red team 128, F08); a longer one denies, failing closed, when it holds a denial
+    :data:`_FENCE_LONG_LINE` bytes of its line), and read whole when it is :data:`_FENCE_CUT_READ`
+    bytes at most (a bounded read: red team 128, F08; red team 130b, F03, 256 bytes refused a long
+    honest sentence with any negation and pointer word); a longer one denies, failing closed, when it holds a denial
     (:func:`_denial_words`) and points at the block (a word of :data:`_FENCE_POINTER_WORD`, or its
     ``:``); and so does a line cut by that larger bound that holds either."""
     window = text[start:end].lower()
@@ -12325,8 +12326,17 @@ def _fence_cut_sentence_denies(text: bytes, start: int, end: int, depth: int) ->
     last = _FENCE_LAST_STOP.match(text, line_start, start)
     begin = last.end() if last is not None else line_start
     sentence = text[begin:cut_end].replace(b"\r\n", b" ").replace(b"\n", b" ").lower()
-    if len(sentence) <= 256:
-        return _fence_instruction_negated(sentence, _FENCE_POINTER_BELOW, depth)
+    if len(sentence) <= _FENCE_CUT_READ:
+        # (read as a short one is, up to a bound: red team 130b, F03, a long honest sentence with
+        # any negation and any pointer word, "Run this <...>, since it does not touch any data.",
+        # was refused by the word test below)
+        if _fence_instruction_negated(sentence, _FENCE_POINTER_BELOW, depth):
+            return True
+        if len(sentence) <= 256:
+            return False
+        if _FENCE_LONG_CLAUSE.search(sentence) is None:
+            return False
+        # (a clause longer than the act's reach was read in part: the word test below, failing closed)
     denied = bool(_denial_words(sentence, 0, len(sentence))) or _FENCE_UNWISE_WORD.search(sentence) is not None
     pointed = _FENCE_POINTER_WORD.search(sentence) is not None or (
         stop is None and text[start:end].rstrip(b" \t*_").endswith(b":"))
@@ -12343,6 +12353,10 @@ _FENCE_LAST_STOP = re.compile(rb".*[.!?;][ \t*_)\]]", re.DOTALL)
 _FENCE_UNWISE_WORD = re.compile(rb"(?<![0-9a-z_'-])(?:dangerous|unsafe|risky|harmful|destructive|forbidden|prohibited"
                                 rb"|banned|disallowed|wrong|crazy|foolish|unwise|insane|reckless|stupid|dumb)"
                                 rb"(?![0-9a-z_'-])")
+# the most bytes of a cut sentence read as a short one is (:func:`_fence_cut_sentence_denies`)
+_FENCE_CUT_READ = 4096
+# a run of words longer than :data:`_FENCE_ACT_REACH` with no clause break, read in part
+_FENCE_LONG_CLAUSE = re.compile(rb"(?:[0-9a-z][0-9a-z'-]*[^0-9a-z'\-,:\xe2]+){64}")
 # the most bytes of a line read back to the start of a sentence the bounded read cuts
 _FENCE_LONG_LINE = 65536
 # a word that points at a fenced block below (:data:`_FENCE_POINTS_BELOW`, "what follows")
@@ -12906,6 +12920,8 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
     clause or a passive after it. ``determiners``: a pointer right before a word naming another
     thing (:func:`_fence_names_another`: ``that service``, ``those files``) points at none."""
     tokens = [(m.group(), m.start(), m.end()) for m in _FENCE_TOKEN.finditer(text, lo, hi)]
+    passives: list[tuple[int, bytes]] | None = None  # (the passive acts, read once: red team 130b, F03's reads)
+    twice: list[bool] | None = None
     for n in range(len(tokens) - 1, -1, -1):
         word = tokens[n][0]
         if word == b"so" and n > 0 and tokens[n - 1][0] in (b"do", b"does", b"doing") and (
@@ -12955,16 +12971,16 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
             continue
         # (a limit in the pointer's own clause: "Never run this twice."; "Never run this, think
         # twice." is none, red team 128, F03)
-        limited = False
-        for k in range(n + 1, len(tokens)):
-            if not tokens[k][0][:1].isalnum():
-                break
-            if tokens[k][0] == b"twice" and tokens[k - 1][0] != b"think":
-                limited = True
-                break
+        if twice is None:  # (whether a limit stands in the clause after each token, read once: red team 130b, F03's reads)
+            twice = [False] * (len(tokens) + 1)
+            for k in range(len(tokens) - 1, 0, -1):
+                if tokens[k][0][:1].isalnum():
+                    twice[k] = (tokens[k][0] == b"twice" and tokens[k - 1][0] != b"think") or twice[k + 1]
+        limited = twice[n + 1]
         # an act of doing before the pointer in its clause, the nearest ("never run or share this")
         joined = False  # (a joiner passed: "edit or share this")
-        for j in range(n - 1, -1, -1):
+        # (the nearest act within :data:`_FENCE_ACT_REACH` tokens: a linear read of a long sentence)
+        for j in range(n - 1, max(n - _FENCE_ACT_REACH, 0) - 1, -1):
             w = tokens[j][0]
             if w in (b"or", b"nor", b"and"):
                 joined = True
@@ -12991,15 +13007,21 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
             if w not in _FENCE_POINTS_BELOW and w not in _FENCE_POINTS_ABOVE and _act_stem(w) in _FENCE_ACTS:
                 return w, tokens[j][2], limited, False
         # or a passive after it, across commas ("this should never, ever be run")
-        for j in range(n + 1, len(tokens)):
-            w = tokens[j][0]
-            if tokens[j - 1][0] != b"be" or not w[:1].isalpha():
-                continue
-            verb = w.rpartition(b"-")[2]  # ("must never be re-run")
-            if verb.endswith(b"ed"):
-                verb = verb[:-1] if _act_stem(verb[:-1]) in _FENCE_ACTS else verb[:-2]  # ("executed", "deployed")
-            if _act_stem(verb) in _FENCE_ACTS:
-                return verb, tokens[j][2], limited, True
+        if passives is None:
+            passives = []
+            for j in range(1, len(tokens)):
+                w = tokens[j][0]
+                if tokens[j - 1][0] != b"be" or not w[:1].isalpha():
+                    continue
+                verb = w.rpartition(b"-")[2]  # ("must never be re-run")
+                if verb.endswith(b"ed"):
+                    verb = verb[:-1] if _act_stem(verb[:-1]) in _FENCE_ACTS else verb[:-2]  # ("executed", "deployed")
+                if _act_stem(verb) in _FENCE_ACTS:
+                    passives.append((j, verb))
+        p = bisect_left(passives, (n + 1,))
+        if p < len(passives):
+            j, verb = passives[p]
+            return verb, tokens[j][2], limited, True
     return None
 
 
@@ -13015,6 +13037,9 @@ def _fence_names_another(word: bytes) -> bool:
         and not word.endswith((b"ly", b"n't")) and word not in _SUBJECT_OF
 
 
+# the most tokens before a pointer read back for its act (:func:`_fence_act_pointed`), so that a
+# long sentence's many pointers are read in linear work (red team 130b, F03)
+_FENCE_ACT_REACH = 64
 # the words that name a fenced block as its nouns do (:func:`_fence_names_another`)
 _FENCE_GENERIC = frozenset((b"thing", b"things", b"stuff", b"example", b"examples", b"invocation", b"incantation",
                             b"fix", b"workaround", b"hack", b"trick", b"recipe", b"version", b"form", b"sequence",
