@@ -100,14 +100,16 @@ _MID = ("on every host in the shared production and staging clusters that the pl
 @pytest.mark.parametrize("line", [
     "Run this " + _MID + ", since it does not touch any data.", "Don't worry if a host times out: run this " + _MID + ".",
     "Run this " + _MID + ", it never fails.", "Never commit secrets, " + _MID + ", and run this:",
-    "Run this " + _MID + ":", "Run this, " + "it is not slow, " * 200 + "and it is safe:"])
+    "Run this " + _MID + ":", "Run this, " + "it is not slow, " * 200 + "and it is safe:",
+    "Check the config first; if not, run this " + _MID + "."])
 def test_a_long_honest_sentence_with_an_unrelated_negation_is_accepted(line):
     assert len(line) > 256
     assert_accepted(_summarize(line + "\n" + FENCE))
 
 
 @pytest.mark.parametrize("line", [
-    "Never run this " + _MID + ".", "Never run this " + _MID + ", it wipes the data.",
+    "Never run this " + _MID + ".", "Never run this " + _MID + ", it wipes the data.", "Do not, " + _MID + ", run this:",
+    "You must never, " + _MID + ", run this:",
     "It is dangerous to run this " + _MID + ".", "Running this " + _MID + " is forbidden.",
     "Never run " + "the script that the team wrote for the old cluster and " * 8 + "this.",
     "Never run this " + _MID + " " + _MID + " " + _MID + " " + _MID + " " + _MID + " " * 30 + _MID * 12 + "."])

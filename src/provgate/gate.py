@@ -12334,9 +12334,12 @@ def _fence_cut_sentence_denies(text: bytes, start: int, end: int, depth: int) ->
             return True
         if len(sentence) <= 256:
             return False
-        if _FENCE_LONG_CLAUSE.search(sentence) is None:
+        if _FENCE_LONG_CLAUSE.search(sentence) is None and _FENCE_DANGLING_DENIAL.search(
+                sentence.replace(b"\xe2\x80\x99", b"'")) is None:
             return False
-        # (a clause longer than the act's reach was read in part: the word test below, failing closed)
+        # (a clause longer than the act's reach was read in part, or a denial set off by a comma
+        # before an aside, "Do not, <...>, run this:", which the short reading leaves: the word test
+        # below, failing closed, as before red team 130b, F03)
     denied = bool(_denial_words(sentence, 0, len(sentence))) or _FENCE_UNWISE_WORD.search(sentence) is not None
     pointed = _FENCE_POINTER_WORD.search(sentence) is not None or (
         stop is None and text[start:end].rstrip(b" \t*_").endswith(b":"))
@@ -12355,6 +12358,8 @@ _FENCE_UNWISE_WORD = re.compile(rb"(?<![0-9a-z_'-])(?:dangerous|unsafe|risky|har
                                 rb"(?![0-9a-z_'-])")
 # the most bytes of a cut sentence read as a short one is (:func:`_fence_cut_sentence_denies`)
 _FENCE_CUT_READ = 4096
+# a negation a comma ends, its act after an aside (:func:`_fence_cut_sentence_denies`; not "if not,")
+_FENCE_DANGLING_DENIAL = re.compile(rb"(?<!if )(?<!or )(?:(?<![0-9a-z'])(?:not|never)|n't)[ \t*_]*,")
 # a run of words longer than :data:`_FENCE_ACT_REACH` with no clause break, read in part
 _FENCE_LONG_CLAUSE = re.compile(rb"(?:[0-9a-z][0-9a-z'-]*[^0-9a-z'\-,:\xe2]+){64}")
 # the most bytes of a line read back to the start of a sentence the bounded read cuts
