@@ -12416,8 +12416,28 @@ def _fence_wrap_joins(prior: bytes, lower: bytes) -> bool:
             _act_stem(w.rpartition(b"-")[2]) in _FENCE_ACTS for w in _words_of_clause(text))
     if not pointed:
         return True
+    if text.lstrip(b" \t*_").startswith(b"to "):
+        return True  # (an infinitive goes on from the line over it: "It is dangerous" / "to run this:", red team 130b, F02)
     return not (words[0] in _FENCE_WRAP_CONDITIONS or any(
-        _act_stem(w.rpartition(b"-")[2]) in _FENCE_ACTS or w in _OWN_VERBS or w in _FENCE_WRAP_VERBS for w in words))
+        (_act_stem(w.rpartition(b"-")[2]) in _FENCE_ACTS or w in _OWN_VERBS or w in _FENCE_WRAP_VERBS)
+        and not _fence_wrap_denial_verb(words, i) for i, w in enumerate(words)))
+
+
+def _fence_wrap_denial_verb(words: list[bytes], i: int) -> bool:
+    """Is ``words[i]``, a verb of a line a sentence may be hard-wrapped from, the denial's own
+    (:func:`_fence_wrap_joins`), not a verb of a sentence of its own: the auxiliary of a negation
+    (``Do not ever in production`` / ``run this:``), or a copula ending the line or judging the act
+    (``Nobody is`` / ``allowed to run the following:``, ``It is not acceptable in production`` /
+    ``to run this:``)? Red team 130b, F02: each was taken for a verb of its own, the lower line
+    read alone."""
+    w = words[i]
+    after = words[i + 1:i + 4]
+    if w in (b"do", b"does", b"did"):
+        return after[:1] in ([b"not"], [b"never"])
+    if w not in _FENCE_WRAP_COPULAS:
+        return False
+    return not after or any(x in _FENCE_GERUND_BAD or x in _FENCE_GERUND_GOOD or x in _FENCE_UNWISE
+                            or x in _FENCE_WRAP_JUDGED for x in after)
 
 
 # the last words of a line that go on to the next one (:func:`_fence_wrap_joins`): negations,
@@ -12433,6 +12453,12 @@ _FENCE_WRAP_GOES_ON = frozenset((b"not", b"never", b"no", b"nobody", b"ever", b"
 # the words that open a condition, and the verbs that give a line a clause of its own
 _FENCE_WRAP_CONDITIONS = frozenset((b"if", b"when", b"whenever", b"unless", b"once", b"while", b"until", b"before",
                                     b"after", b"since", b"because", b"as"))
+# the copulas of a judgement a denial wrapped over lines may hold (:func:`_fence_wrap_denial_verb`), and
+# the judging words it reads besides those of a gerund subject's
+_FENCE_WRAP_COPULAS = frozenset((b"is", b"are", b"was", b"were", b"be", b"isn't", b"aren't", b"wasn't"))
+_FENCE_WRAP_JUDGED = frozenset((b"acceptable", b"permissible", b"advisable", b"appropriate", b"legal", b"smart",
+                                b"wise", b"unacceptable", b"inadvisable", b"illegal", b"authorized",
+                                b"unauthorized", b"supposed", b"meant", b"expected", b"required"))
 _FENCE_WRAP_VERBS = frozenset((b"is", b"are", b"was", b"were", b"be", b"has", b"have", b"had", b"isn't", b"aren't",
                                b"wasn't", b"fails", b"failed", b"breaks", b"broke", b"works"))
 
@@ -12443,8 +12469,9 @@ def _fence_cut_sentence_denies(text: bytes, start: int, end: int, depth: int) ->
     bytes>.`` was read from ``run this``, its ``Never`` cut off. A later sentence of the read that
     points at the block decides alone (:func:`_fence_instruction_negated` read it). Else the cut
     sentence is found back to its start, in one pass (:data:`_FENCE_LAST_STOP`, within
-    :data:`_FENCE_LONG_LINE` bytes of its line), and read whole when it is 256 bytes at most (a
-    linear read: red team 128, F08); a longer one denies, failing closed, when it holds a denial
+    :data:`_FENCE_LONG_LINE` bytes of its line), and read whole when it is :data:`_FENCE_CUT_READ`
+    bytes at most (a bounded read: red team 128, F08; red team 130b, F03, 256 bytes refused a long
+    honest sentence with any negation and pointer word); a longer one denies, failing closed, when it holds a denial
     (:func:`_denial_words`) and points at the block (a word of :data:`_FENCE_POINTER_WORD`, or its
     ``:``); and so does a line cut by that larger bound that holds either."""
     window = text[start:end].lower()
@@ -12463,8 +12490,20 @@ def _fence_cut_sentence_denies(text: bytes, start: int, end: int, depth: int) ->
     last = _FENCE_LAST_STOP.match(text, line_start, start)
     begin = last.end() if last is not None else line_start
     sentence = text[begin:cut_end].replace(b"\r\n", b" ").replace(b"\n", b" ").lower()
-    if len(sentence) <= 256:
-        return _fence_instruction_negated(sentence, _FENCE_POINTER_BELOW, depth)
+    if len(sentence) <= _FENCE_CUT_READ:
+        # (read as a short one is, up to a bound: red team 130b, F03, a long honest sentence with
+        # any negation and any pointer word, "Run this <...>, since it does not touch any data.",
+        # was refused by the word test below)
+        if _fence_instruction_negated(sentence, _FENCE_POINTER_BELOW, depth):
+            return True
+        if len(sentence) <= 256:
+            return False
+        if _FENCE_LONG_CLAUSE.search(sentence) is None and _FENCE_DANGLING_DENIAL.search(
+                sentence.replace(b"\xe2\x80\x99", b"'")) is None:
+            return False
+        # (a clause longer than the act's reach was read in part, or a denial set off by a comma
+        # before an aside, "Do not, <...>, run this:", which the short reading leaves: the word test
+        # below, failing closed, as before red team 130b, F03)
     denied = bool(_denial_words(sentence, 0, len(sentence))) or _FENCE_UNWISE_WORD.search(sentence) is not None
     pointed = _FENCE_POINTER_WORD.search(sentence) is not None or (
         stop is None and text[start:end].rstrip(b" \t*_").endswith(b":"))
@@ -12481,6 +12520,12 @@ _FENCE_LAST_STOP = re.compile(rb".*[.!?;][ \t*_)\]]", re.DOTALL)
 _FENCE_UNWISE_WORD = re.compile(rb"(?<![0-9a-z_'-])(?:dangerous|unsafe|risky|harmful|destructive|forbidden|prohibited"
                                 rb"|banned|disallowed|wrong|crazy|foolish|unwise|insane|reckless|stupid|dumb)"
                                 rb"(?![0-9a-z_'-])")
+# the most bytes of a cut sentence read as a short one is (:func:`_fence_cut_sentence_denies`)
+_FENCE_CUT_READ = 4096
+# a negation a comma ends, its act after an aside (:func:`_fence_cut_sentence_denies`; not "if not,")
+_FENCE_DANGLING_DENIAL = re.compile(rb"(?<!if )(?<!or )(?:(?<![0-9a-z'])(?:not|never)|n't)[ \t*_]*,")
+# a run of words longer than :data:`_FENCE_ACT_REACH` with no clause break, read in part
+_FENCE_LONG_CLAUSE = re.compile(rb"(?:[0-9a-z][0-9a-z'-]*[^0-9a-z'\-,:\xe2]+){64}")
 # the most bytes of a line read back to the start of a sentence the bounded read cuts
 _FENCE_LONG_LINE = 65536
 # a word that points at a fenced block below (:data:`_FENCE_POINTS_BELOW`, "what follows")
@@ -12867,6 +12912,9 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
             # (each such word by the negation right before it: red team 129, F07, "It is dangerous,
             # not to mention stupid, to run this." was freed by any "not" before "to")
             return any(w in _FENCE_UNWISE and not _fence_judgement_denied(words, i) for i, w in enumerate(words[:-2]))
+        if len(words) > 2 and words[-2] == b"to" and any(w in _FENCE_GERUND_GOOD for w in words[:-2]) \
+                and _fence_allowed_with_limit([b"ok"] + _words_of_clause(text[verb_end:piece.end()])):
+            return True  # (the same after "to": "It is fine to run this on dev but never on prod.")
         if len(words) == 1 and verb.endswith(b"ing"):
             # (the act as the subject, judged after the pointer: "Running this is not allowed.",
             # "Running the following is forbidden.": red team 128, F03, read as governing nothing)
@@ -12878,7 +12926,9 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
             judgements = [(w in _FENCE_GERUND_BAD) != _fence_judgement_denied(judged, j)
                           for j, w in enumerate(judged) if w in _FENCE_GERUND_BAD or w in _FENCE_GERUND_GOOD]
             if judgements:
-                return any(judgements)
+                # (an allowing word with a later limit denying the act somewhere: "Running this is
+                # fine locally but never on prod.", red team 130b, F06, allowed it outright)
+                return any(judgements) or _fence_allowed_with_limit(judged)
         if _clause_negated_before(clause, len(clause), depth + 1):
             return True
         # (a passive's negation may stand before its subject: "Under no circumstances should
@@ -12904,6 +12954,43 @@ def _fence_later_denial(text: bytes, verb_end: int, hi: int) -> bool:
                 for x in words[max(i - 4, 0):i]):
             return True
     return False
+
+
+def _fence_allowed_with_limit(judged: list[bytes]) -> bool:
+    """Do the words after a gerund subject (``judged``) allow the act (a word of
+    :data:`_FENCE_GERUND_GOOD`) and then limit it by a negation right before an adverbial of the
+    act, with no verb of its own (``is fine locally but never on prod``, ``is OK on dev, not on
+    prod``, ``is okay once, never twice``, ``is safe if you are not on prod``), or by ``unless``
+    with no negation after it (``is allowed unless you are on prod``)?
+    The act is denied somewhere, and a summary that asks for it drops that (red team 130b, F06);
+    a negation of a verb of its own denies nothing of the act (``is safe, it never deletes
+    data``), nor one of a judging word, read as such (``is safe, not dangerous``)."""
+    allowed = False
+    for i, w in enumerate(judged):
+        if w in _FENCE_GERUND_GOOD:
+            allowed = True
+        elif allowed and w == b"unless":
+            # (a condition of no negation limits it; one with a negation asks for a condition met,
+            # "is fine unless you're not on the VPN", red team 129, F12's honest control)
+            return not any(x in (b"not", b"never", b"no") or x in _BARE_NOT or x.endswith(b"n't") for x in judged[i + 1:])
+        elif allowed and (w in (b"not", b"never", b"no") or w in _BARE_NOT or w.endswith(b"n't")):
+            k = i + 1
+            while k < len(judged) and judged[k] in _FENCE_DO_ADVERBS:
+                k += 1
+            if k < len(judged) and judged[k] in _FENCE_LIMITS:
+                return True
+    return False
+
+
+# the words opening an adverbial that limits an act (where, when, how, how often it is done:
+# :func:`_fence_allowed_with_limit`)
+_FENCE_LIMITS = frozenset((b"on", b"in", b"by", b"as", b"at", b"for", b"from", b"with", b"without", b"under", b"outside",
+                           b"inside", b"during", b"after", b"before", b"until", b"once", b"twice", b"again", b"here",
+                           b"there", b"locally", b"remotely", b"manually", b"directly", b"more", b"anywhere",
+                           b"everywhere", b"via", b"against", b"over", b"through", b"within", b"when", b"while", b"if",
+                           b"now", b"today", b"tonight", b"alone", b"unattended", b"thrice", b"daily",
+                           b"near", b"elsewhere", b"otherwise", b"unless", b"except", b"beyond",
+                           b"past", b"after-hours", b"concurrently", b"repeatedly", b"automatically", b"blindly"))
 
 
 def _fence_judgement_denied(words: list[bytes], j: int) -> bool:
@@ -13002,6 +13089,8 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
     clause or a passive after it. ``determiners``: a pointer right before a word naming another
     thing (:func:`_fence_names_another`: ``that service``, ``those files``) points at none."""
     tokens = [(m.group(), m.start(), m.end()) for m in _FENCE_TOKEN.finditer(text, lo, hi)]
+    passives: list[tuple[int, bytes]] | None = None  # (the passive acts, read once: red team 130b, F03's reads)
+    twice: list[bool] | None = None
     for n in range(len(tokens) - 1, -1, -1):
         word = tokens[n][0]
         if word == b"so" and n > 0 and tokens[n - 1][0] in (b"do", b"does", b"doing") and (
@@ -13030,7 +13119,13 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
             continue  # (what is done before or after the block is another act: "Nothing else needs to run before this.")
         if j > 0 and tokens[j][0] == b"of" and tokens[j - 1][0] == b"instead":
             continue  # (the block set aside: "Never run the old one instead of that.", red team 129, F09)
-        if determiners and not named and n + 1 < len(tokens) and _fence_names_another(tokens[n + 1][0]):
+        if determiners and not named and n + 1 < len(tokens) and _fence_names_another(tokens[n + 1][0]) and not (
+                j >= 0 and _act_stem(tokens[j][0].rpartition(b"-")[2]) in _FENCE_RUN_ACTS
+                and tokens[n + 1][0] not in _FENCE_UNRUNNABLE):
+            # (after an act of running, the word after the pointer is the block's, an adjective or
+            # a noun: "Done. Never run that deploy script.", "... that unreviewed." (red team 130b,
+            # F01, read as another thing); only a thing one does not run or a clear other one frees
+            # it, failing closed: "Never run that other script.", "Never run that branch.")
             continue
         if j >= 0 and tokens[j][0] in _FENCE_PREPOSITIONS and not named and n + 1 < len(tokens) \
                 and _fence_names_another(tokens[n + 1][0]):
@@ -13045,16 +13140,16 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
             continue
         # (a limit in the pointer's own clause: "Never run this twice."; "Never run this, think
         # twice." is none, red team 128, F03)
-        limited = False
-        for k in range(n + 1, len(tokens)):
-            if not tokens[k][0][:1].isalnum():
-                break
-            if tokens[k][0] == b"twice" and tokens[k - 1][0] != b"think":
-                limited = True
-                break
+        if twice is None:  # (whether a limit stands in the clause after each token, read once: red team 130b, F03's reads)
+            twice = [False] * (len(tokens) + 1)
+            for k in range(len(tokens) - 1, 0, -1):
+                if tokens[k][0][:1].isalnum():
+                    twice[k] = (tokens[k][0] == b"twice" and tokens[k - 1][0] != b"think") or twice[k + 1]
+        limited = twice[n + 1]
         # an act of doing before the pointer in its clause, the nearest ("never run or share this")
         joined = False  # (a joiner passed: "edit or share this")
-        for j in range(n - 1, -1, -1):
+        # (the nearest act within :data:`_FENCE_ACT_REACH` tokens: a linear read of a long sentence)
+        for j in range(n - 1, max(n - _FENCE_ACT_REACH, 0) - 1, -1):
             w = tokens[j][0]
             if w in (b"or", b"nor", b"and"):
                 joined = True
@@ -13081,15 +13176,21 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
             if w not in _FENCE_POINTS_BELOW and w not in _FENCE_POINTS_ABOVE and _act_stem(w) in _FENCE_ACTS:
                 return w, tokens[j][2], limited, False
         # or a passive after it, across commas ("this should never, ever be run")
-        for j in range(n + 1, len(tokens)):
-            w = tokens[j][0]
-            if tokens[j - 1][0] != b"be" or not w[:1].isalpha():
-                continue
-            verb = w.rpartition(b"-")[2]  # ("must never be re-run")
-            if verb.endswith(b"ed"):
-                verb = verb[:-1] if _act_stem(verb[:-1]) in _FENCE_ACTS else verb[:-2]  # ("executed", "deployed")
-            if _act_stem(verb) in _FENCE_ACTS:
-                return verb, tokens[j][2], limited, True
+        if passives is None:
+            passives = []
+            for j in range(1, len(tokens)):
+                w = tokens[j][0]
+                if tokens[j - 1][0] != b"be" or not w[:1].isalpha():
+                    continue
+                verb = w.rpartition(b"-")[2]  # ("must never be re-run")
+                if verb.endswith(b"ed"):
+                    verb = verb[:-1] if _act_stem(verb[:-1]) in _FENCE_ACTS else verb[:-2]  # ("executed", "deployed")
+                if _act_stem(verb) in _FENCE_ACTS:
+                    passives.append((j, verb))
+        p = bisect_left(passives, (n + 1,))
+        if p < len(passives):
+            j, verb = passives[p]
+            return verb, tokens[j][2], limited, True
     return None
 
 
@@ -13105,6 +13206,9 @@ def _fence_names_another(word: bytes) -> bool:
         and not word.endswith((b"ly", b"n't")) and word not in _SUBJECT_OF
 
 
+# the most tokens before a pointer read back for its act (:func:`_fence_act_pointed`), so that a
+# long sentence's many pointers are read in linear work (red team 130b, F03)
+_FENCE_ACT_REACH = 64
 # the words that name a fenced block as its nouns do (:func:`_fence_names_another`)
 _FENCE_GENERIC = frozenset((b"thing", b"things", b"stuff", b"example", b"examples", b"invocation", b"incantation",
                             b"fix", b"workaround", b"hack", b"trick", b"recipe", b"version", b"form", b"sequence",
@@ -14195,6 +14299,18 @@ _IRREGULAR_ACTS = {b"ran": b"run", b"did": b"do", b"made": b"make", b"built": b"
 _FENCE_ACTS = frozenset(_act_stem(verb) for verb in _STEPS | _DOING | {b"paste", b"type", b"enter", b"copy", b"do",
                                                                       # (red team 129, F07: "Never pipe this to a shell.")
                                                                       b"pipe", b"eval"})
+# the acts of running a block (:func:`_act_stem` of each), after which a word following the pointer
+# names the block (:func:`_fence_act_pointed`: red team 130b, F01), and the words after the pointer
+# that still name another thing after them: things one does not run, and a clear other one
+_FENCE_RUN_ACTS = frozenset(_act_stem(verb) for verb in (b"run", b"rerun", b"execute", b"exec", b"paste", b"pipe",
+                                                         b"type", b"enter", b"invoke", b"launch", b"copy", b"eval"))
+_FENCE_UNRUNNABLE = frozenset((b"other", b"another", b"old", b"older", b"previous", b"original", b"earlier",
+                               b"branch", b"branches", b"change", b"changes", b"repo", b"repos", b"repository",
+                               b"machine", b"machines", b"host", b"hosts", b"server", b"servers", b"laptop", b"box",
+                               b"cluster", b"clusters", b"database", b"databases", b"db", b"node", b"nodes",
+                               b"account", b"accounts", b"directory", b"folder", b"key", b"keys", b"secret",
+                               b"secrets", b"password", b"passwords", b"token", b"tokens", b"credentials", b"data",
+                               b"table", b"tables", b"disk", b"disks", b"environment", b"env", b"computer"))
 
 
 # an attempt, then a verb (or its -ing form), then the quotation's opening marks, at the end of
