@@ -100,7 +100,7 @@ _MID = ("on every host in the shared production and staging clusters that the pl
 @pytest.mark.parametrize("line", [
     "Run this " + _MID + ", since it does not touch any data.", "Don't worry if a host times out: run this " + _MID + ".",
     "Run this " + _MID + ", it never fails.", "Never commit secrets, " + _MID + ", and run this:",
-    "Run this " + _MID + ":", "Run this, " + "it is not slow, " * 200 + "and it is safe:",
+    "Run this " + _MID + ":", "Run this, " + "it is not slow, " * 55 + "and it is safe:",
     "Check the config first; if not, run this " + _MID + "."])
 def test_a_long_honest_sentence_with_an_unrelated_negation_is_accepted(line):
     assert len(line) > 256
