@@ -2142,6 +2142,28 @@ cdef inline bint after_dots(const byte_t* d, Py_ssize_t p) noexcept nogil:
     return p >= 2 and d[p - 1] == b'.' and d[p - 2] == b'.' and d[p] != b'.'
 
 
+cdef struct DotChain:
+    Py_ssize_t end      # the end of the chain read last (its first SEP byte, or n)
+    Py_ssize_t last     # where its last two dots in a row start, from where it was read on; -1
+
+
+cdef inline bint last_dot_run(const byte_t* d, Py_ssize_t n, Py_ssize_t p, DotChain* ch) noexcept nogil:
+    """Is the run of two or more dots that ends at p the last of its chain (the bytes up to the
+    next SEP byte; the reference's _DotChains)? A lexeme starts after that one only (red team
+    131, F01: after every run of "a..a..a..", each start read to the chain's end, quadratic).
+    Each chain read once, from its first position asked (the token loop only moves forward)."""
+    cdef Py_ssize_t q
+    if p >= ch.end:
+        q = p
+        ch.last = -1
+        while q < n and not (CLS[d[q]] & F_SEP):
+            if d[q] == b'.' and q + 1 < n and d[q + 1] == b'.':
+                ch.last = q
+            q += 1
+        ch.end = q
+    return ch.last < p
+
+
 cdef inline Py_ssize_t next_position(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Cursor* cur) noexcept nogil:
     """The first position >= p where a lexeme may start or a word begins, or n. The token
     loop only moves forward, so p is never before the current block."""
@@ -2398,6 +2420,7 @@ cdef int token_spans_of(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil
     cdef Shape w
     cdef KeyValue kv
     cdef Cursor cur
+    cdef DotChain chain
     cdef uint64_t rest
     cdef Pins pins
     pins.name_end = 0
@@ -2411,12 +2434,20 @@ cdef int token_spans_of(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil
     pins.req_at = -1
     cur.base = -64
     cur.bits = 0
+    chain.end = -1
+    chain.last = -1
     while True:
         if p != fresh:
             # SEP bytes, inert punctuation and word insides are skipped: nothing starts there
             p = next_position(d, n, p, &cur)
             if p >= n:
                 break
+            if d[p] != b'[' and after_dots(d, p) and not last_dot_run(d, n, p, &chain):
+                # (the block masks let a lexeme start after every run of two or more dots; only
+                # after its chain's last does one: red team 131, F01. A citation is read before
+                # that, wherever it stands, as the reference reads it: below)
+                p += 1
+                continue
         else:
             # right after a CSI sequence, which counts as control bytes: whatever the byte
             # before, a lexeme may start here (the block masks do not know; visit it)
@@ -2493,7 +2524,7 @@ cdef int token_spans_of(const byte_t* d, Py_ssize_t n, Rows* out) noexcept nogil
                     return -1
                 p = e
                 continue
-        if p > 0 and has(prev, F_NO_START) and not after_dots(d, p):
+        if p > 0 and has(prev, F_NO_START) and not (after_dots(d, p) and last_dot_run(d, n, p, &chain)):
             p += 1
             continue
         # punctuation starts: paths, flags, signed numbers, JSON keys

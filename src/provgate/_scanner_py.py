@@ -381,13 +381,39 @@ def _is_digest(run: bytes) -> bool:
 # -- token layer -------------------------------------------------------------------------------
 
 
-def _start_ok(data: bytes, p: int) -> bool:
+def _start_ok(data: bytes, p: int, chains: _DotChains) -> bool:
     if p == 0 or data[p - 1] not in _NO_START_AFTER:
         return True
     # grammar v17 (red team 130a F01): a run of two or more dots is a separator, not the dot of
     # a dotted name, so a lexeme may start right after it (not at a further dot of the run):
-    # the end of 4e3c2a1..8b9d0f7, 120..140, v1.2.3...v1.3.0, Downloading...87%
-    return data[p - 1] == _DOT and p >= 2 and data[p - 2] == _DOT and data[p] != _DOT
+    # the end of 4e3c2a1..8b9d0f7, 120..140, v1.2.3...v1.3.0, Downloading...87%; after the last
+    # such run of its chain only (the bytes up to the next SEP byte: red team 131, F01, a start
+    # after every run of "a..a..a.." read each to the chain's end, in quadratic time)
+    return data[p - 1] == _DOT and p >= 2 and data[p - 2] == _DOT and data[p] != _DOT and chains.last_run_before(p)
+
+
+class _DotChains:
+    """Of a text's chains (its maximal runs of bytes that are no SEP byte): is the run of two or
+    more dots that ends at ``p`` the chain's last? Each chain read once, from its first such run
+    asked about (the token loop only moves forward)."""
+
+    __slots__ = ("_data", "_end", "_last")
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        self._end = -1  # the end of the chain read last (its first SEP byte, or the text's end)
+        self._last = -1  # where its last two dots in a row start, from where it was read on
+
+    def last_run_before(self, p: int) -> bool:
+        if p >= self._end:
+            m = _CHAIN_REST.match(self._data, p)
+            self._end = m.end()
+            self._last = self._data.rfind(b"..", p, self._end)
+        return self._last < p
+
+
+# the rest of a chain: the bytes up to the next SEP byte (_DotChains)
+_CHAIN_REST = re.compile(rb"[^\x00-\x20\x7f]*")
 
 
 def _csi_start(data: bytes, j: int) -> int:
@@ -867,6 +893,7 @@ def _token_spans(data: bytes, out: _Out, shortcut: bool = True) -> None:
     n = len(data)
     p = 0
     pins = _Pins()
+    chains = _DotChains(data)
     fresh = 0  # where the last CSI sequence ended: the byte before counts as a control byte
     while p < n:
         if shortcut:
@@ -888,7 +915,7 @@ def _token_spans(data: bytes, out: _Out, shortcut: bool = True) -> None:
                 out.add(CITATION, p, m.end(), -1, -1, m.start(1), m.end(1), VALUE_RAW)
                 p = m.end()
                 continue
-        if p != fresh and not _start_ok(data, p):
+        if p != fresh and not _start_ok(data, p, chains):
             p = _WORD.match(data, p).end() if c in W else p + 1
             continue
         prev = data[p - 1] if p and p != fresh else 0x20
