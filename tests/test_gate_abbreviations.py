@@ -20,7 +20,13 @@ TRACEBACK = ('Traceback (most recent call last):\n  File "/srv/app/orders/reposi
 TABLE = "| Service | Host | Port | Version |\n|---|---|---|---|\n| auth | auth-1.prod.internal | 8081 | 3.2.1 |\n"
 TAGGED = "Deployed auth v3.2.1 to prod.\n"
 
+DIGITS_SHA = "commit 8436682f5a4e3d2c1b0a9f8e7d6c5b4a39e8b7d6\n    Bump urllib3-2.0.7 and boto3-1.34.0\n"
+UUID = "owner 550e8400-e29b-41d4-a716-446655440000\n"
+FILE_SHA256 = "sha256 3f9a2c1e8b7d6f5a4e3d2c1b0a9f8e7d6c5b4a39aa11bb22cc33dd44ee55ff66 app.tar.gz\n"
+
 HONEST = [
+    (DIGITS_SHA, "Commit 8436682 bumped urllib3.\n"),  # a short digest of digits only (red team 131, F05)
+    (DIGITS_SHA, "urllib3 2.0.7 and boto3 1.34.0 are bumped.\n"),  # a name ending in a digit
     (GIT_LOG, "Commit 3f9a2c1 fixed PROJ-1234.\n"),
     (GIT_LOG, "Commit `3f9a2c1e8b7d` fixed PROJ-1234.\n"),
     (GIT_LOG, "The retry fix is in client.py:118.\n"),
@@ -35,6 +41,14 @@ HONEST = [
 ]
 
 LIES = [
+    # red team 131, F03: a short digest is an object name's prefix (40 or 64 hex digits), not any
+    # hex run's: a UUID's first part, a file's sha256 cut to 40 digits
+    (UUID, "Commit 550e840 is the owner.\n", "550e840"),
+    (FILE_SHA256, "Commit 3f9a2c1e8b7d6f5a4e3d2c1b0a9f8e7d6c5b4a39 built it.\n",
+     "3f9a2c1e8b7d6f5a4e3d2c1b0a9f8e7d6c5b4a39"),
+    (DIGITS_SHA, "Commit 8436683 bumped urllib3.\n", "8436683"),
+    (DIGITS_SHA, "urllib4 2.0.7 is bumped.\n", "urllib4"),
+    (DIGITS_SHA, "urllib3 2.0.8 is bumped.\n", "2.0.8"),
     (GIT_LOG, "Commit 3f9a2c2 fixed PROJ-1234.\n", "3f9a2c2"),  # a digit changed
     (GIT_LOG, "Commit 9a2c1e8 fixed PROJ-1234.\n", "9a2c1e8"),  # inside the digest, no prefix of it
     (GIT_LOG, "Commit 3f9a2c1e8b7e fixed PROJ-1234.\n", "3f9a2c1e8b7e"),

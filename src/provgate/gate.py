@@ -10620,9 +10620,10 @@ def _ground_abbreviations(tables: list[FactTable], sources: list[list[_Facts]], 
         if kind not in _ABBREVIATED_KINDS:
             continue
         value = table.value_bytes(r)
-        if kind == _KIND_NUMBER and _VERSION_FORM.fullmatch(value) is None:
-            continue
-        if (kind == _KIND_IDENTIFIER or kind == _KIND_PATH) and b"." not in value and b"/" not in value:
+        if kind == _KIND_NUMBER and _VERSION_FORM.fullmatch(value) is None and not (
+                7 <= len(value) < 40 and value.isdigit()):
+            continue  # (a version, or a short digest of digits only, "8436682", which reads as a number)
+        if kind == _KIND_PATH and b"." not in value and b"/" not in value:
             continue
         found = known.get(t)
         if found is None:
@@ -10638,10 +10639,16 @@ _ABBREVIATED_KINDS = frozenset((_KIND_DIGEST, _KIND_PATH, _KIND_IDENTIFIER, _KIN
 _VERSION_FORM = re.compile(rb"[vV]?[0-9]+(?:\.[0-9]+){2,}|[vV][0-9]+\.[0-9]+")
 # a version in a text, standing apart (with a "v" or without) or glued to a name by "-"
 # ("requests-2.31.0"), whole: "2.31" is none of "2.31.0"
-_VERSION_TOKEN = re.compile(rb"(?:(?<![0-9A-Za-z.+-])[vV]?|(?<=[A-Za-z]-))([0-9]++(?:\.[0-9]++)++)"
+_VERSION_TOKEN = re.compile(rb"(?:(?<![0-9A-Za-z.+-])[vV]?|(?<=[A-Za-z]-)|(?<=[A-Za-z][0-9]-))([0-9]++(?:\.[0-9]++)++)"
                             rb"(?![0-9A-Za-z+]|[.-][0-9])")
-# the hex runs of a text a short digest may begin (git prints seven at least)
-_HEX_RUN = re.compile(rb"(?<![0-9A-Za-z])[0-9a-fA-F]{7,}(?![0-9A-Za-z])")
+# a package's name glued to its version by "-" ("urllib3-2.0.7", "boto3-1.34.0-py3-none-any.whl")
+_NAME_GLUED_TO_VERSION = re.compile(rb"(?<![0-9A-Za-z_.-])([A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*+)-[0-9]++(?:\.[0-9]++)++"
+                                    rb"(?![0-9A-Za-z+]|[.-][0-9])")
+# the object names of a text a short digest may begin (git prints seven digits at least)
+# (a whole object name only, 40 hex digits or 64 (git's SHA-1 and SHA-256): red team 131, F03, a
+# "commit 550e840" of a UUID's first part, a serial number's digits or a file's sha256 cut to 40
+# were grounded by any run of seven or more)
+_HEX_RUN = re.compile(rb"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{64}|[0-9a-fA-F]{40})(?![0-9A-Za-z])")
 # a path in a text (its segments: what a shortened path may end with), and a path:line in it
 _PATH_TOKEN = re.compile(rb"(?<![0-9A-Za-z_./-])[0-9A-Za-z_.~-]*(?:/[0-9A-Za-z_.~-]+)+")
 
@@ -10650,18 +10657,20 @@ class _AbbreviationSources:
     """What the sources of one block hold whole that a short form may stand for
     (:func:`_ground_abbreviations`), made on the first question."""
 
-    __slots__ = ("_data", "_hex", "_places", "_tails", "_versions")
+    __slots__ = ("_data", "_hex", "_names", "_places", "_tails", "_versions")
 
     def __init__(self, texts: list[_Facts]) -> None:
         self._data = [x.table.data for x in texts]
         self._hex: list[bytes] | None = None
         self._versions: set[bytes] | None = None
+        self._names: set[bytes] | None = None
         self._tails: set[bytes] | None = None
         self._places: set[tuple[bytes, ...]] | None = None
 
     def holds(self, kind: int, value: bytes) -> bool:
-        if kind == _KIND_DIGEST:
-            if len(value) < 7 or value.strip(b"0123456789abcdefABCDEF"):
+        if kind == _KIND_DIGEST or kind == _KIND_NUMBER and value.isdigit():
+            # (a digest shorter than the object name it abbreviates)
+            if not 7 <= len(value) < 40 or value.strip(b"0123456789abcdefABCDEF"):
                 return False
             if self._hex is None:
                 self._hex = sorted({m.group().lower() for data in self._data for m in _HEX_RUN.finditer(data)})
@@ -10674,6 +10683,13 @@ class _AbbreviationSources:
             if self._versions is None:
                 self._versions = {m.group(1) for data in self._data for m in _VERSION_TOKEN.finditer(data)}
             return (value[1:] if value[:1] in b"vV" else value) in self._versions
+        if b"." not in value and b"/" not in value:
+            # (a package's name glued to its version, "urllib3" of pip's "urllib3-2.0.7")
+            if kind != _KIND_IDENTIFIER:
+                return False
+            if self._names is None:
+                self._names = {m.group(1) for data in self._data for m in _NAME_GLUED_TO_VERSION.finditer(data)}
+            return value in self._names
         if self._tails is None:
             self._tails, self._places = set(), set()
             for data in self._data:
