@@ -204,3 +204,14 @@ def test_diff_markers_read_only_marked_lines():
     assert found[b"a/config/settings.py"] == {b"---"} and found[b"b/config/settings.py"] == {b"+++"}
     assert found[b"x"] == {b"-", b"+"}  # (a line removed and added: either marker kept is no flip)
     assert b"'HOST': 'db-primary.internal'," not in found  # (a context line)
+
+
+@pytest.mark.parametrize("before, after", [
+    # red team 131, F02: a wrapped list sorted again moves its figures along the lines, each to
+    # another place in its line: no trade of two lines (a limit: the hosts' list "db-01 db-03
+    # db-05" / "db-02 db-04 db-06" sorted is still refused, by the trade of names in place)
+    ("ports: 8001 8003 8005\n       8002 8004 8006\n", "ports: 8001 8002 8003\n       8004 8005 8006\n"),
+    ("a1.txt c3.txt e5.txt\nb2.txt d4.txt f6.txt\n", "a1.txt b2.txt c3.txt\nd4.txt e5.txt f6.txt\n"),
+])
+def test_a_wrapped_list_sorted_again_is_accepted(before, after):
+    assert_accepted(_rewrite(before, after), "lossless")

@@ -116,3 +116,24 @@ def test_a_long_honest_sentence_with_an_unrelated_negation_is_accepted(line):
 def test_a_long_denying_sentence_is_still_refused(line):
     assert len(line) > 256
     _refused(line + "\n" + FENCE)
+
+
+@pytest.mark.parametrize("line", [
+    # red team 131b, F01: a thing no block is the phrase's own only when it ends the phrase ("that
+    # host script" is a script), after any act, the act up to four words before the pointer
+    "Done. Never run that host script.", "Done. Never run that database migration.", "Done. Never run that cluster upgrade.",
+    "Done. Never run that env setup.", "Done. Never run that original command.", "Done. Never run those database scripts.",
+    "Done. Never run that old.", "Done. Never use that deploy script.", "Done. Never apply that terraform plan.",
+    "Done. Never deploy that build.", "Done. Never install that package.", "Done. Never run even that deploy script.",
+    "Done. Never run any of that deploy script.", "Done. Never run, or even paste, that deploy script.",
+])
+def test_a_thing_named_after_the_pointer_that_goes_on_denies_the_block(line):
+    _refused("Run this:\n" + FENCE + line + "\n")
+
+
+@pytest.mark.parametrize("line", [
+    "Then wait. Do not restart that service.", "Easy. Never commit those files.", "OK. Don't delete that branch.",
+    "Good. Never run that other script, though.", "Done. Never run that branch on prod.", "Done. Don't touch that host again.",
+])
+def test_a_thing_that_ends_its_phrase_after_the_pointer_is_another(line):
+    assert_accepted(_summarize("Run this:\n" + FENCE + line + "\n"))

@@ -5967,14 +5967,18 @@ class _Check:
         if not gone:
             return
         came = after - before
-        lost: dict[tuple[bytes, ...], tuple[bytes, ...]] = {}  # (a line less one figure -> the figure)
+        # (a line with one figure left out, in its place -> the figure: the figure traded stands
+        # where the other stood, the row kept else, as in netstat's columns; a wrapped list sorted
+        # again moves its figures along the lines, each to another place: red team 131, F02,
+        # "db-01 db-03 db-05" / "db-02 db-04 db-06" sorted was refused)
+        lost: dict[tuple[bytes, ...], tuple[bytes, ...]] = {}
         for line in gone.elements():
             for k in range(len(line)):
-                lost.setdefault(line[:k] + line[k + 1:], line[k:k + 1])
+                lost.setdefault(line[:k] + (b"",) + line[k + 1:], line[k:k + 1])
         swaps: set[tuple[bytes, bytes]] = set()
         for line in came.elements():
             for k in range(len(line)):
-                f = lost.get(line[:k] + line[k + 1:])
+                f = lost.get(line[:k] + (b"",) + line[k + 1:])
                 if f is None or f[0] == line[k]:
                     continue
                 g = line[k]
@@ -13137,13 +13141,18 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
             continue  # (what is done before or after the block is another act: "Nothing else needs to run before this.")
         if j > 0 and tokens[j][0] == b"of" and tokens[j - 1][0] == b"instead":
             continue  # (the block set aside: "Never run the old one instead of that.", red team 129, F09)
-        if determiners and not named and n + 1 < len(tokens) and _fence_names_another(tokens[n + 1][0]) and not (
-                j >= 0 and _act_stem(tokens[j][0].rpartition(b"-")[2]) in _FENCE_RUN_ACTS
-                and tokens[n + 1][0] not in _FENCE_UNRUNNABLE):
+        if determiners and not named and n + 1 < len(tokens) and _fence_names_another(tokens[n + 1][0]) and (
+                _fence_another_thing(tokens, n + 1) or not any(
+                    _act_stem(tokens[i][0].rpartition(b"-")[2]) in _FENCE_ACTS for i in range(max(j - 4, 0), j + 1))):
+            # (the act up to four words before the pointer: "Never run even that deploy script.",
+            # "Never run, or even paste, that ...": red team 131b, F01)
             # (after an act of running, the word after the pointer is the block's, an adjective or
             # a noun: "Done. Never run that deploy script.", "... that unreviewed." (red team 130b,
             # F01, read as another thing); only a thing one does not run or a clear other one frees
-            # it, failing closed: "Never run that other script.", "Never run that branch.")
+            # it, failing closed: "Never run that other script.", "Never run that branch." After
+            # any act (red team 131b, F01: "use", "apply", "deploy" were no acts of running), and
+            # not when a noun of the block follows in the phrase ("that host script", "that
+            # database migration": the first word was read as the thing))
             continue
         if j >= 0 and tokens[j][0] in _FENCE_PREPOSITIONS and not named and n + 1 < len(tokens) \
                 and _fence_names_another(tokens[n + 1][0]):
@@ -14322,6 +14331,36 @@ _FENCE_ACTS = frozenset(_act_stem(verb) for verb in _STEPS | _DOING | {b"paste",
 # that still name another thing after them: things one does not run, and a clear other one
 _FENCE_RUN_ACTS = frozenset(_act_stem(verb) for verb in (b"run", b"rerun", b"execute", b"exec", b"paste", b"pipe",
                                                          b"type", b"enter", b"invoke", b"launch", b"copy", b"eval"))
+# things an act after a block is done to that are no block (with _FENCE_UNRUNNABLE): a sentence
+# apart from the block naming one of them denies the block nothing ("Then wait. Do not restart
+# that service.", "Easy. Never commit those files.": red team 129, F09)
+def _fence_another_thing(tokens: list[tuple[bytes, int, int]], k: int) -> bool:
+    """Do the words from ``tokens[k]`` on, after a pointer and an act, name another thing than the
+    block (:func:`_fence_act_pointed`, a sentence apart from the block)? A word that makes the noun
+    after it another (``that other script``, ``those old commands``), or a thing an act is done
+    to that is no block (``that service``, ``that branch``) ending its phrase; not one that
+    goes on (``that host script``, ``that cluster upgrade``: red team 131b, F01, read as the
+    thing), failing closed."""
+    word = tokens[k][0]
+    after = tokens[k + 1][0] if k + 1 < len(tokens) else b""
+    if word in _FENCE_ANOTHER:
+        return after[:1].isalpha() and after not in _FENCE_PHRASE_ENDS
+    if word in _FENCE_UNRUNNABLE or word in _FENCE_OTHER_THINGS:
+        return not after[:1].isalpha() or after in _FENCE_PHRASE_ENDS
+    return False
+
+
+# the words that end a noun phrase after a pointer (:func:`_fence_another_thing`)
+_FENCE_PHRASE_ENDS = frozenset((b"on", b"in", b"at", b"for", b"from", b"to", b"with", b"by", b"of", b"into", b"again",
+                                b"now", b"though", b"either", b"too", b"yet", b"today", b"anymore", b"and", b"or",
+                                b"but", b"unless", b"until", b"while", b"when", b"if", b"as", b"without", b"here",
+                                b"there", b"manually", b"directly", b"first", b"instead"))
+# the words that make the noun after them another thing than the block ("that other script")
+_FENCE_ANOTHER = frozenset((b"other", b"another", b"old", b"older", b"previous", b"earlier"))
+_FENCE_OTHER_THINGS = frozenset((b"service", b"services", b"file", b"files", b"container", b"containers", b"pod",
+                                 b"pods", b"process", b"processes", b"job", b"jobs", b"instance", b"instances",
+                                 b"deployment", b"deployments", b"release", b"releases", b"version", b"versions",
+                                 b"one", b"ones", b"way"))
 _FENCE_UNRUNNABLE = frozenset((b"other", b"another", b"old", b"older", b"previous", b"original", b"earlier",
                                b"branch", b"branches", b"change", b"changes", b"repo", b"repos", b"repository",
                                b"machine", b"machines", b"host", b"hosts", b"server", b"servers", b"laptop", b"box",
@@ -14835,7 +14874,7 @@ _ROW_TRADE_MOST = 32
 
 def _figure_lines(table: FactTable, rows: np.ndarray) -> Counter[tuple[bytes, ...]]:
     """Each line of ``table``'s text holding ``_ROW_TRADE_LEAST`` to ``_ROW_TRADE_MOST`` of the
-    figures at ``rows`` (by start) -> how many such lines: its figures' fingerprints, sorted."""
+    figures at ``rows`` (by start) -> how many such lines: its figures' fingerprints, in order."""
     data = table.data
     breaks = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
     line_of = np.searchsorted(breaks, table.start[rows], side="left")
@@ -14844,7 +14883,7 @@ def _figure_lines(table: FactTable, rows: np.ndarray) -> Counter[tuple[bytes, ..
     cuts = np.flatnonzero(np.diff(line_of)) + 1
     for a, b in zip(np.concatenate(([0], cuts)).tolist(), np.concatenate((cuts, [rows.size])).tolist()):
         if _ROW_TRADE_LEAST <= b - a <= _ROW_TRADE_MOST:
-            out[tuple(sorted(fp.tobytes() for fp in fps[a:b]))] += 1
+            out[tuple(fp.tobytes() for fp in fps[a:b])] += 1
     return out
 
 
