@@ -137,3 +137,22 @@ def test_a_thing_named_after_the_pointer_that_goes_on_denies_the_block(line):
 ])
 def test_a_thing_that_ends_its_phrase_after_the_pointer_is_another(line):
     assert_accepted(_summarize("Run this:\n" + FENCE + line + "\n"))
+
+
+@pytest.mark.parametrize("line", [
+    # red team 131b, F03: an allowed act limited by a negation before any word but a verb of its
+    # own or a judging word is denied somewhere (only an adverbial's first word was read)
+    "Running this is fine on staging, never production.", "Running this is fine in test but not prod.",
+    "Running this is safe on dev but never unreviewed.", "Running this is fine locally but never unsupervised.",
+    "Running this is OK on weekdays, never Fridays.", "It is fine to run this on dev, never production.",
+])
+def test_an_allowed_act_limited_by_any_negated_word_is_denied(line):
+    _refused(line + "\n" + FENCE)
+
+
+@pytest.mark.parametrize("line", [
+    "Running this is safe and never deletes data.", "Running this is recommended, not optional.",
+    "Running this is allowed even if you are not an admin.", "Running this is safe, it never touches prod.",
+])
+def test_an_allowed_act_with_a_negated_verb_or_judgement_is_accepted(line):
+    assert_accepted(_summarize(line + "\n" + FENCE))

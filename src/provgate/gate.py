@@ -12999,9 +12999,35 @@ def _fence_allowed_with_limit(judged: list[bytes]) -> bool:
             k = i + 1
             while k < len(judged) and judged[k] in _FENCE_DO_ADVERBS:
                 k += 1
-            if k < len(judged) and judged[k] in _FENCE_LIMITS:
+            if k >= len(judged):
+                continue
+            if judged[k] in _FENCE_LIMITS:
                 return True
+            # (any other word after it limits the act too, failing closed: "is fine on staging,
+            # never production", "in test but not prod" (red team 131b, F03: only an adverbial's
+            # first word was read) - but for a negation of a verb of its own, after its subject or
+            # an auxiliary ("is safe, it never deletes data", "even if you are not an admin"), and
+            # a judging word denied ("is recommended, not optional", "is safe, not dangerous"), and
+            # a verb after it ("is safe and never deletes data")
+            before = judged[i - 1] if i else b""
+            if w.endswith(b"n't") or before in _FENCE_CLAUSE_OPENERS or judged[k] in _FENCE_JUDGED_WORDS or (judged[
+                    k].endswith((b"es", b"ed")) and not judged[k].startswith(b"un")) or (
+                    judged[k] in _FENCE_GERUND_GOOD or judged[k] in _FENCE_GERUND_BAD or judged[k] in _FENCE_UNWISE):
+                continue
+            return True
     return False
+
+
+# a subject or an auxiliary before a negation that makes it a verb's own (:func:`_fence_allowed_with_limit`)
+_FENCE_CLAUSE_OPENERS = frozenset((b"it", b"this", b"that", b"you", b"we", b"they", b"he", b"she", b"i", b"one", b"are",
+                                   b"is", b"am", b"was", b"were", b"do", b"does", b"did", b"have", b"has", b"had", b"will",
+                                   b"would", b"can", b"could", b"should", b"may", b"might", b"must", b"be", b"been",
+                                   b"which", b"who", b"nothing", b"there"))
+# words judging the act that a negation before them denies, no place or time (:func:`_fence_allowed_with_limit`)
+_FENCE_JUDGED_WORDS = frozenset((b"optional", b"required", b"mandatory", b"needed", b"necessary", b"slow", b"expensive",
+                                 b"costly", b"hard", b"difficult", b"long", b"harmful", b"dangerous", b"risky",
+                                 b"destructive", b"a", b"an", b"the", b"just", b"only", b"really", b"very", b"too",
+                                 b"so", b"that", b"much"))
 
 
 # the words opening an adverbial that limits an act (where, when, how, how often it is done:
