@@ -156,3 +156,14 @@ def test_an_allowed_act_limited_by_any_negated_word_is_denied(line):
 ])
 def test_an_allowed_act_with_a_negated_verb_or_judgement_is_accepted(line):
     assert_accepted(_summarize(line + "\n" + FENCE))
+
+
+@pytest.mark.parametrize("line", [
+    # red team 131b, F02: an auxiliary or copula with only negations and adverbs after it on its
+    # line goes on to the next
+    "Staff are no longer\nallowed to run this:", "Nobody has been\nauthorized to run this:",
+    "Nobody has ever been\nallowed to run this:", "Guests have not been\npermitted to run this:",
+    "Interns are not yet\nallowed to run this:", "Users are no more\nallowed to run this:",
+])
+def test_a_denial_wrapped_after_its_auxiliary_denies_the_block(line):
+    _refused(line + "\n" + FENCE)

@@ -12454,10 +12454,21 @@ def _fence_wrap_denial_verb(words: list[bytes], i: int) -> bool:
     after = words[i + 1:i + 4]
     if w in (b"do", b"does", b"did"):
         return after[:1] in ([b"not"], [b"never"])
+    if (w in _FENCE_WRAP_COPULAS or w in (b"has", b"have", b"had")) and all(
+            x in _FENCE_WRAP_TRAILERS or x.endswith(b"n't") for x in words[i + 1:]):
+        # (an auxiliary or copula with only negations and adverbs after it on its line goes on to
+        # the next: "Staff are no longer" / "allowed to run this:", "Nobody has been" /
+        # "authorized to run this:", red team 131b, F02)
+        return True
     if w not in _FENCE_WRAP_COPULAS:
         return False
     return not after or any(x in _FENCE_GERUND_BAD or x in _FENCE_GERUND_GOOD or x in _FENCE_UNWISE
                             or x in _FENCE_WRAP_JUDGED for x in after)
+
+
+# the words after an auxiliary or a copula that leave its line going on (:func:`_fence_wrap_denial_verb`)
+_FENCE_WRAP_TRAILERS = frozenset((b"not", b"no", b"never", b"longer", b"more", b"yet", b"ever", b"been", b"still", b"really",
+                                  b"always", b"even", b"just", b"anymore", b"once", b"again", b"currently", b"now"))
 
 
 # the last words of a line that go on to the next one (:func:`_fence_wrap_joins`): negations,
