@@ -121,7 +121,7 @@ def test_an_exact_values_context_is_its_line_with_no_unit():
     assert (b"", b"", b"18231", b"") in found  # (the row's words only)
     # (the numbers' contexts as before: across lines, with units)
     numbers = _figures_by_context(extract(b"wait 30\ns more"), [0], [b"30"], _word_bounds(b"wait 30\ns more"))
-    assert list(numbers.values())[0][0] == {b"30 s": 1}
+    assert next(iter(numbers.values()))[0] == {b"30 s": 1}
 
 
 # a whitespace-aligned row holds more figures than its names are read for, and its figures move

@@ -14,7 +14,15 @@ from gate_helpers import assert_accepted, find
 from test_grammar_v4 import _rewrite, _summarize
 
 from provgate import gate
-from provgate.gate import _UNIT_UNKNOWN, _extra_leads, _unknown_as, _figures_with_units, _unit_at, _unit_leads, _units_of_figure
+from provgate.gate import (
+    _UNIT_UNKNOWN,
+    _extra_leads,
+    _figures_with_units,
+    _unit_at,
+    _unit_leads,
+    _units_of_figure,
+    _unknown_as,
+)
 
 SOURCE = "Wait 30 minutes before retrying."
 

@@ -5,23 +5,10 @@ accepted; the suite runs once each way (PROVGATE_NO_EXTENSIONS=1)."""
 from __future__ import annotations
 
 import pytest
-from gate_helpers import assert_accepted, blk, find, store_with, summary
+from gate_helpers import assert_accepted
+from test_gate_quoted_polarity_pol20 import FENCE, _refused, _summarize
 
-from provgate.gate import Gate
-
-FENCE = "```\nmake deploy\n```\n"
-RUN = "Run `make deploy` now."
 _ASKED = "Run this:\n" + FENCE
-
-
-def _summarize(source: str, text: str = RUN):
-    store = store_with({"src:1": source})
-    pre = [blk("b1", "user", source, ["src:1"])]
-    return Gate(store).check(pre, [summary("s1", text, ["src:1"])], operator="summarize")
-
-
-def _refused(source: str, text: str = RUN, value: str = "make deploy") -> None:
-    find(_summarize(source, text), "I1", block="s1", value=value, evidence__change="negation_dropped")
 
 
 # red team 130b, F01: after a block, in a sentence apart from it, any word after "that" outside

@@ -12,10 +12,16 @@ from __future__ import annotations
 
 import pytest
 from gate_helpers import assert_accepted, find
+from test_gate_requirement_cost import _Counting
 from test_gate_requirement_extras import rewrite, summarize
 
 import provgate.gate as gate_module
-from provgate.gate import _requirement_readings, _requirement_spans, _requirement_stated, _requirements
+from provgate.gate import (
+    _requirement_readings,
+    _requirement_spans,
+    _requirement_stated,
+    _requirements,
+)
 
 TABLE = "| requirement | python |\n|---|---|\n| requests>=2.28 | >=3.8 |\n| urllib3<2 | >=3.7 |\n"
 SPECS = "| package | spec |\n|---|---|\n| requests>=2.28,<3 | pinned for py3.8 |\n| django>=3.2 | <4.0 |\n"
@@ -111,20 +117,6 @@ def test_a_table_row_is_read_as_its_cells():
     assert cell in set(_requirements(text)) and _requirement_stated(whole, known, True)
     assert not _requirement_stated(whole, known, False)
     assert not _requirement_stated(whole, set(_requirements(b"| requests>=2.28 | >=3.7 |")), True)
-
-
-class _Counting:
-    """``_REQUIREMENT`` with its ``match`` calls counted."""
-
-    def __init__(self, real):
-        self.real, self.calls = real, 0
-
-    def match(self, *args):
-        self.calls += 1
-        return self.real.match(*args)
-
-    def __getattr__(self, name):
-        return getattr(self.real, name)
 
 
 @pytest.mark.parametrize("make, cut", [

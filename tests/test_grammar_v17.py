@@ -93,7 +93,7 @@ def test_a_single_dot_and_the_other_forms_are_unchanged(impl, text, expected):
 def test_the_run_of_dots_at_every_offset_of_a_block(impl, dots):
     # the native scanner finds starts with 64-byte block masks: the dots may straddle a block's
     # edge (the bytes before the block are read apart), so the range is tried at every offset
-    for pad in range(0, 140):
+    for pad in range(140):
         text = " " * pad + "4e3c2a1" + dots + "8b9d0f7 and 120" + dots + "140"
         assert _facts(impl, text) == [
             ("digest", "4e3c2a1", "4e3c2a1"), ("digest", "8b9d0f7", "8b9d0f7"),

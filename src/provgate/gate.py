@@ -14926,8 +14926,8 @@ def _figure_lines(table: FactTable, rows: np.ndarray) -> Counter[tuple[bytes, ..
 
 # a unified diff's hunk header, and its lines that carry a side (removed / added, the file
 # headers "---" / "+++"), a quote or list mark or blanks before (Gate._diff_markers_flipped)
-_HUNK_HEADER = re.compile(rb"^[ \t>]*@@ -[0-9]", re.M)
-_DIFF_LINE = re.compile(rb"^[ \t>]*(---|\+\+\+|-|\+)(?![-+])[ \t]*(\S[^\n]*?)[ \t\r]*$", re.M)
+_HUNK_HEADER = re.compile(rb"^[ \t>]*@@ -[0-9]", re.MULTILINE)
+_DIFF_LINE = re.compile(rb"^[ \t>]*(---|\+\+\+|-|\+)(?![-+])[ \t]*(\S[^\n]*?)[ \t\r]*$", re.MULTILINE)
 
 
 def _diff_markers(data: bytes) -> dict[bytes, set[bytes]]:
@@ -15389,7 +15389,7 @@ class _Requirements(dict):
     markdown table's row is Poetry's "or" alone; ``rows``, each such "or"'s key -> its reading
     as a row (:func:`_requirement_readings`), which states it as well."""
 
-    __slots__ = ("said", "rows")
+    __slots__ = ("rows", "said")
 
 
 def _requirements(text: bytes) -> _Requirements:
