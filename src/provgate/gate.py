@@ -12490,8 +12490,8 @@ _FENCE_WRAP_COPULAS = frozenset((b"is", b"are", b"was", b"were", b"be", b"isn't"
 _FENCE_WRAP_JUDGED = frozenset((b"acceptable", b"permissible", b"advisable", b"appropriate", b"legal", b"smart",
                                 b"wise", b"unacceptable", b"inadvisable", b"illegal", b"authorized",
                                 b"unauthorized", b"supposed", b"meant", b"expected", b"required"))
-_FENCE_WRAP_VERBS = frozenset((b"is", b"are", b"was", b"were", b"be", b"has", b"have", b"had", b"isn't", b"aren't",
-                               b"wasn't", b"fails", b"failed", b"breaks", b"broke", b"works"))
+_FENCE_WRAP_VERBS = _FENCE_WRAP_COPULAS | frozenset((b"has", b"have", b"had", b"fails", b"failed", b"breaks", b"broke",
+                                                     b"works"))
 
 
 def _fence_cut_sentence_denies(text: bytes, start: int, end: int, depth: int) -> bool:
@@ -13035,10 +13035,10 @@ _FENCE_CLAUSE_OPENERS = frozenset((b"it", b"this", b"that", b"you", b"we", b"the
                                    b"would", b"can", b"could", b"should", b"may", b"might", b"must", b"be", b"been",
                                    b"which", b"who", b"nothing", b"there"))
 # words judging the act that a negation before them denies, no place or time (:func:`_fence_allowed_with_limit`)
+# (beside _FENCE_GERUND_GOOD, _FENCE_GERUND_BAD and _FENCE_UNWISE, asked with it)
 _FENCE_JUDGED_WORDS = frozenset((b"optional", b"required", b"mandatory", b"needed", b"necessary", b"slow", b"expensive",
-                                 b"costly", b"hard", b"difficult", b"long", b"harmful", b"dangerous", b"risky",
-                                 b"destructive", b"a", b"an", b"the", b"just", b"only", b"really", b"very", b"too",
-                                 b"so", b"that", b"much"))
+                                 b"costly", b"hard", b"difficult", b"long", b"a", b"an", b"the", b"just", b"only",
+                                 b"really", b"very", b"too", b"so", b"that", b"much"))
 
 
 # the words opening an adverbial that limits an act (where, when, how, how often it is done:
@@ -14398,13 +14398,12 @@ _FENCE_OTHER_THINGS = frozenset((b"service", b"services", b"file", b"files", b"c
                                  b"pods", b"process", b"processes", b"job", b"jobs", b"instance", b"instances",
                                  b"deployment", b"deployments", b"release", b"releases", b"version", b"versions",
                                  b"one", b"ones", b"way"))
-_FENCE_UNRUNNABLE = frozenset((b"other", b"another", b"old", b"older", b"previous", b"original", b"earlier",
-                               b"branch", b"branches", b"change", b"changes", b"repo", b"repos", b"repository",
-                               b"machine", b"machines", b"host", b"hosts", b"server", b"servers", b"laptop", b"box",
-                               b"cluster", b"clusters", b"database", b"databases", b"db", b"node", b"nodes",
-                               b"account", b"accounts", b"directory", b"folder", b"key", b"keys", b"secret",
-                               b"secrets", b"password", b"passwords", b"token", b"tokens", b"credentials", b"data",
-                               b"table", b"tables", b"disk", b"disks", b"environment", b"env", b"computer"))
+_FENCE_UNRUNNABLE = _FENCE_ANOTHER | frozenset((
+    b"original", b"branch", b"branches", b"change", b"changes", b"repo", b"repos", b"repository", b"machine",
+    b"machines", b"host", b"hosts", b"server", b"servers", b"laptop", b"box", b"cluster", b"clusters", b"database",
+    b"databases", b"db", b"node", b"nodes", b"account", b"accounts", b"directory", b"folder", b"key", b"keys",
+    b"secret", b"secrets", b"password", b"passwords", b"token", b"tokens", b"credentials", b"data", b"table",
+    b"tables", b"disk", b"disks", b"environment", b"env", b"computer"))
 
 
 # an attempt, then a verb (or its -ing form), then the quotation's opening marks, at the end of
