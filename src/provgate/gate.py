@@ -10653,17 +10653,16 @@ _NAME_GLUED_TO_VERSION = re.compile(rb"(?<![0-9A-Za-z_.-])([A-Za-z][A-Za-z0-9_]*
 # "commit 550e840" of a UUID's first part, a serial number's digits or a file's sha256 cut to 40
 # were grounded by any run of seven or more)
 _HEX_RUN = re.compile(rb"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{64}|[0-9a-fA-F]{40})(?![0-9A-Za-z])")
-# a path in a text (its segments: what a shortened path may end with), and a path:line in it
-_PATH_TOKEN = re.compile(rb"(?<![0-9A-Za-z_./-])[0-9A-Za-z_.~-]*(?:/[0-9A-Za-z_.~-]+)+")
 
 
 class _AbbreviationSources:
     """What the sources of one block hold whole that a short form may stand for
     (:func:`_ground_abbreviations`), made on the first question."""
 
-    __slots__ = ("_data", "_hex", "_names", "_places", "_tails", "_versions")
+    __slots__ = ("_data", "_hex", "_names", "_places", "_tails", "_texts", "_versions")
 
     def __init__(self, texts: list[_Facts]) -> None:
+        self._texts = texts
         self._data = [x.table.data for x in texts]
         self._hex: list[bytes] | None = None
         self._versions: set[bytes] | None = None
@@ -10695,36 +10694,23 @@ class _AbbreviationSources:
                 self._names = {m.group(1) for data in self._data for m in _NAME_GLUED_TO_VERSION.finditer(data)}
             return value in self._names
         if self._tails is None:
+            # (the paths the scanner read, and the places _path_lines reads of them and of a
+            # traceback's frames, each with its tails)
             self._tails, self._places = set(), set()
-            for data in self._data:
-                paths = [m.group() for m in _PATH_TOKEN.finditer(data)]
-                frames = _TRACEBACK_FRAME.findall(data)
-                paths += [path for path, _ in frames]
-                for path in paths:
-                    joined = _PATH_LINE.fullmatch(path)
-                    bare, line, col = joined.groups() if joined is not None else (path, None, None)
-                    for tail in _path_tails(bare):
+            for facts in self._texts:
+                table = facts.table
+                for r in np.flatnonzero(table.kind == _KIND_PATH).tolist():
+                    joined = _PATH_LINE.fullmatch(path := table.value_bytes(r))
+                    self._tails.update(_path_tails(path if joined is None else joined.group(1)))
+                for place in _path_lines(facts)[1]:
+                    for tail in _path_tails(place[0]):
                         self._tails.add(tail)
-                        if line:
-                            self._places.add((tail, line))
-                            if col:
-                                self._places.add((tail, line, col))
-                for path, line in frames:
-                    self._places.update((tail, line) for tail in _path_tails(path))
-                for m in _PATH_LINE_TOKEN.finditer(data):
-                    path, line, col = m.groups()
-                    for tail in _path_tails(path):
-                        self._places.add((tail, line))
-                        if col:
-                            self._places.add((tail, line, col))
+                        self._places.add((tail, *place[1:]))
         joined = _PATH_LINE.fullmatch(value)
         if joined is not None and joined.group(1).count(b".") + joined.group(1).count(b"/"):
             return tuple(piece for piece in joined.groups() if piece) in self._places
         return value in self._tails
 
-
-# a path's token with its line (and column) in a text: "src/net/client.py:118", "lexer.c:412:17"
-_PATH_LINE_TOKEN = re.compile(rb"(?<![0-9A-Za-z_./-])([0-9A-Za-z_.~/-]*[0-9A-Za-z_~-]\.[0-9A-Za-z]+):(\d+)(?::(\d+))?")
 
 
 def _path_tails(path: bytes) -> list[bytes]:
