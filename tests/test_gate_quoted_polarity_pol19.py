@@ -29,10 +29,9 @@ def _refused(source: str, text: str = RUN, value: str = "make deploy") -> None:
     find(_summarize(source, text), "I1", block="s1", value=value, evidence__change="negation_dropped")
 
 
-# red team 128, F08: the line over a fence with no line break in its last 256 bytes was read
-# whole, and its pointer words and dots read in quadratic work; the work is counted, not timed
-@pytest.mark.parametrize("line", ["this " * 4000, "x" + "." * 16000 + "y", "run it and " * 2000])
-def test_the_line_over_a_fence_is_read_in_bounded_work(monkeypatch, line):
+def _sentences_read(monkeypatch) -> list[int]:
+    """The length of each sentence the fence reader reads (``_fence_instruction_negated``), from
+    now on: work counted, not timed."""
     read: list[int] = []
     real = gate_module._fence_instruction_negated
 
@@ -41,6 +40,14 @@ def test_the_line_over_a_fence_is_read_in_bounded_work(monkeypatch, line):
         return real(sentence, pointer, depth, **options)
 
     monkeypatch.setattr(gate_module, "_fence_instruction_negated", counting)
+    return read
+
+
+# red team 128, F08: the line over a fence with no line break in its last 256 bytes was read
+# whole, and its pointer words and dots read in quadratic work; the work is counted, not timed
+@pytest.mark.parametrize("line", ["this " * 4000, "x" + "." * 16000 + "y", "run it and " * 2000])
+def test_the_line_over_a_fence_is_read_in_bounded_work(monkeypatch, line):
+    read = _sentences_read(monkeypatch)
     assert_accepted(_summarize(line + "\n" + FENCE, RUN))
     assert read, "the line over the fence was not read"
     assert max(read) <= 256, max(read)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from gate_helpers import assert_accepted, blk, find, store_with, summary
+from test_gate_quoted_polarity_pol19 import _sentences_read
 
 from provgate import gate as gate_module
 from provgate.gate import Gate
@@ -56,14 +57,7 @@ def test_a_long_line_that_asks_for_the_block_is_accepted(line):
 
 
 def test_a_cut_sentence_is_read_in_bounded_work(monkeypatch):
-    read: list[int] = []
-    real = gate_module._fence_instruction_negated
-
-    def counting(sentence, pointer, depth, **options):
-        read.append(len(sentence))
-        return real(sentence, pointer, depth, **options)
-
-    monkeypatch.setattr(gate_module, "_fence_instruction_negated", counting)
+    read = _sentences_read(monkeypatch)
     _refused("Never run this " + " ".join([_LONG] * 40) + ".\n" + FENCE)
     _refused("Note. Never run this " + _LONG[:200] + ". " + _EXPLAINED + "\n" + FENCE)
     assert read and max(read) <= 256, max(read)
