@@ -2425,8 +2425,9 @@ def test_the_logged_path_rule_counts_kept_blocks_and_what_pre_held():
     for sid in ("s1", "s2"):
         find(g.check([both, a1], [summary(sid, stale, ["tool:a", "tool:b"]), a1], operator="summarize"), "I4",
              key="server.retries", value="3")
-    # red team 20, n01: two older values, neither the newest read's, were held alone: a
-    # reworded summary of them is not this edit's stale value
+    # red team 20, n01: two older values, neither the newest read's, held alone by a summary of
+    # the older reads: the window holding it so is reached by no accepted edit (below), so it
+    # was put back, and its rewording is refused (red team 124, F03)
     r3t = "server:\n  retries: 5\n  port: 8080\n"
     g = gate_for({"tool:a": old, "tool:b": new.replace("retries: 5", "retries: 4"), "tool:c": r3t}, session="n01")
     r2b = tool("r2", "tool:b", new.replace("retries: 5", "retries: 4"), resource="file:app.yaml", ts=2.0)
@@ -2434,10 +2435,11 @@ def test_the_logged_path_rule_counts_kept_blocks_and_what_pre_held():
     four = summary("s1", "Config: server.retries=4 (raised from server.retries=3), server.port=8080.\n",
                    ["tool:a", "tool:b"])
     assert_accepted(g.check([r1, r2b, a1], [four, a1], operator="summarize", commit=True))
-    assert_accepted(g.check([four, a1, r3], [four, a1], operator="evict", evicted=["tool:c"], commit=True))
+    # (the newest read evicted beside the summary leaves its older values alone: refused, as the same
+    # summary made in one edit with the eviction is - red team 132, F01)
+    find(g.check([four, a1, r3], [four, a1], operator="evict", evicted=["tool:c"]), "I4", value="3")
     reworded = summary("s1", four["text"].replace("), ", "); "), ["tool:a", "tool:b"])
-    v = g.check([four, a1], [reworded, a1], operator="summarize")
-    assert not [x for x in v.violations if x.invariant == "I4"], v.violations
+    find(g.check([four, a1], [reworded, a1], operator="summarize"), "I4", key="retries", value="3")
 
 
 # F102-F103 (red team 19, m01-m06): regressions of red team 18's fixes
@@ -5230,7 +5232,9 @@ def test_a_kept_summary_tagged_with_its_own_source_is_not_weighed_as_changed(ses
     r1, r2, _ = _r58_reads()
     s1, u = summary("s1", text, ["tool:a"]), blk("u", "user", "go on\n")
     assert_accepted(g.check([r1, r2, u], [s1, r2, u], operator="summarize", commit=True), "lossy")
-    assert_accepted(g.check([s1, r2, u], [s1, u], operator="evict", evicted=["tool:c"], commit=True))
+    # (the eviction that leaves it alone is refused, red team 132 F01: the window below is one
+    # put back, and only a summary weighed as changed is held to that)
+    find(g.check([s1, r2, u], [s1, u], operator="evict", evicted=["tool:c"]), "I4", block="s1")
     for gained in (["tool:a"], [own]):
         assert_accepted(g.check([s1, u], [dict(s1, handles=gained), u], operator="summarize"))
     # the newer read's handle is a new claim (red team 62, F01)
@@ -5250,8 +5254,9 @@ def test_dropping_the_newest_read_beside_a_kept_summary_of_the_older_value_is_a_
     t = blk("t", "assistant", "I read the config again [src:c].\n")
     assert_accepted(g.check([r1, r2, t], [s, r2, t], operator="summarize", commit=True), "lossy")
     find(g.check([s, r2, t], [s, t], operator="summarize"), "I4", block="s")
-    # on the record it is the window's choice
-    assert_accepted(g.check([s, r2, t], [s, t], operator="evict", evicted=["tool:c"]))
+    # on the record too: an eviction record lets the read go, it does not make the older value the
+    # resource's (red team 132, F01: made in the edit that evicts the read, the summary was refused)
+    find(g.check([s, r2, t], [s, t], operator="evict", evicted=["tool:c"]), "I4", block="s")
     # and a summary of the newer read that states its value keeps it
     s2 = summary("s2", "Now retries=5.\n", ["tool:c"])
     assert_accepted(g.check([s, r2, t], [s, s2, t], operator="summarize"), "lossy")

@@ -453,14 +453,30 @@ def test_a_stale_value_the_pre_window_already_held_alone_is_not_the_edits(increm
     store = store_with({})
     gate = gate_on(store, incremental, audit=False)
     _two_reads_left(store, gate)
-    old = summary("o", "retries=3\n", ["tool:r1"])
+    old = blk("o", "assistant", "The first read said retries=3 [src:r1].\n")
     notes = summary("n", "Notes on the config.\n", ["tool:r2"])
     pre = [old, notes]
     post = [old, summary("n", "Notes on the config, reread.\n", ["tool:r2"])]
     assert_accepted(gate.check(pre, post, operator="summarize"))
-    # the same stale summary made by this edit is its own
+    # the same stale turn made by this edit is its own
     verdict = gate.check([notes], post, operator="summarize")
     assert [(v.value, v.evidence["newer_read"]) for v in left(verdict)] == [("3", "tool:r2")]
+
+
+def test_a_summary_of_older_reads_alone_after_the_newest_left_was_put_back(incremental):
+    # no accepted edit leaves a summary deriving from older reads only alone with a value the
+    # newest read changed (made so, or kept through the newest read's eviction: red team 132,
+    # F01), so a pre window holding one was put back from the store, and it excuses nothing, as
+    # a put-back read does not (red team 124, F03)
+    store = store_with({})
+    gate = gate_on(store, incremental, audit=False)
+    _two_reads_left(store, gate)
+    old = summary("o", "retries=3\n", ["tool:r1"])
+    notes = summary("n", "Notes on the config.\n", ["tool:r2"])
+    post = [old, summary("n", "Notes on the config, reread.\n", ["tool:r2"])]
+    for pre in ([old, notes], [notes]):
+        verdict = gate.check(pre, post, operator="summarize")
+        assert [(v.value, v.evidence["newer_read"]) for v in left(verdict)] == [("3", "tool:r2")]
 
 
 def test_a_dotted_path_restated_stale_after_the_reads_left_is_rejected(incremental):

@@ -1,12 +1,11 @@
-"""Red team 124, F03 (I4 across edits, red team 122 F12's family), a documented limit
-(docs/gate.md I4): a summary of an OLD read put back into the window after the newest read left
-it excuses restating the stale value, which the same summary made with nothing in pre is refused
-for. The lies are asserted accepted, as the limit stands: a fix makes that test fail, to be
-turned around (keeping the honest controls below accepted). Why it is left: the same pre window is reached honestly by keeping the summary through an
-eviction of the newest read on the record (red team 20, n01), and rewording it then is accepted
-by design; the audit log records no block texts, so a resumed gate cannot tell the put-back copy
-from the kept one (test_the_same_edit_after_the_summary_was_kept_all_along_is_accepted). Both I4
-paths (the ``incremental`` fixture), live and resumed from the audit log."""
+"""Red team 124, F03 (I4 across edits, red team 122 F12's family): a summary of an OLD read put
+back into the window after the newest read left it excused restating the stale value, which the
+same summary made with nothing in pre was refused for. It was a documented limit while the same
+pre window was reached honestly, by keeping the summary through an eviction of the newest read
+on the record (red team 20, n01). Red team 132 F01 found that eviction itself a silent merge (the
+summary made in the same edit as the eviction was refused): refused now, so no accepted edit
+reaches that window, and a summary deriving from older reads only excuses nothing, as a put-back
+read does not. Both I4 paths (the ``incremental`` fixture), live and resumed from the audit log."""
 
 from __future__ import annotations
 
@@ -91,17 +90,13 @@ def test_a_summary_of_an_older_read_made_with_nothing_in_pre_is_refused(tmp_path
 
 @pytest.mark.parametrize("resumed", [False, True], ids=["live", "resumed"])
 @pytest.mark.parametrize("name", [n for n in LIES if n != "made-from-nothing"])
-def test_a_summary_of_an_older_read_put_back_still_excuses_its_stale_value_a_documented_limit(
-        tmp_path, incremental, resumed, name):
-    """The limit as it stands (docs/gate.md I4, red team 124 F03): accepted, with no I4 finding
-    on the stale value. A fix turns each of these into a refusal naming ("3", "tool:r2"), as
-    the control above; this test then fails and is to be turned around (keeping the honest
-    controls below accepted)."""
+def test_a_summary_of_an_older_read_put_back_excuses_nothing(tmp_path, incremental, resumed, name):
+    """Refused as the control above is, naming the stale value and the newest read."""
     gate = session(tmp_path, incremental, resumed)
     pre, post, operator = LIES[name]
     verdict = gate.check(pre, post, operator=operator)
-    assert verdict.accepted, verdict.summary()
-    assert left(verdict) == []
+    assert not verdict.accepted
+    assert ("3", "tool:r2") in [(v.value, v.evidence["newer_read"]) for v in left(verdict)]
 
 
 NEWEST_SUMMARY = summary("sn", "The config sets retries=5 and timeout=30.\n", ["tool:r2"])
@@ -138,17 +133,25 @@ def test_honest_edits_of_a_put_back_summary_stay_accepted(tmp_path, incremental,
 
 
 @pytest.mark.parametrize("resumed", [False, True], ids=["live", "resumed"])
-def test_the_same_edit_after_the_summary_was_kept_all_along_is_accepted(tmp_path, incremental, resumed):
-    """The honest twin of the "rewritten-own-id" lie: the summary of the old read made while the
-    newest read was in the window, kept through the newest read's eviction on the record (as red
-    team 20 n01's session), then reworded: the very same pre and post, accepted by design."""
+def test_the_window_the_limit_stood_for_is_reached_by_no_accepted_edit(tmp_path, incremental, resumed):
+    """What was the honest twin of the "rewritten-own-id" lie: the summary of the old read made
+    while the newest read was in the window, then kept through the newest read's eviction on the
+    record (red team 20 n01's session), or through the eviction of the newest read's summary:
+    each eviction is refused (red team 132, F01), so the window that made the put-back copy look
+    honest is never committed; a summary of the newest read kept beside it stays accepted."""
     gate = _new_gate(tmp_path, incremental)
     assert_accepted(gate.check([TURN, R1, R2], [TURN, R1, R2], operator="reorder", commit=True))
     assert_accepted(gate.check([TURN, R1, R2], [TURN, OLD_SUMMARY, R2], operator="summarize", commit=True))
-    assert_accepted(gate.check([TURN, OLD_SUMMARY, R2], [TURN, OLD_SUMMARY], operator="evict", evicted=["tool:r2"],
-                               commit=True))
     if resumed:
         gate = Gate(SourceStore(str(tmp_path / "s.sqlite3")), session="S")
         gate._incremental_left = incremental
-    pre, post, operator = LIES["rewritten-own-id"]
-    assert_accepted(gate.check(pre, post, operator=operator))
+    verdict = gate.check([TURN, OLD_SUMMARY, R2], [TURN, OLD_SUMMARY], operator="evict", evicted=["tool:r2"])
+    assert [(v.value, v.evidence["newer_read"]) for v in left(verdict)] == [("3", "tool:r2")]
+    assert_accepted(gate.check([TURN, OLD_SUMMARY, R2], [TURN, OLD_SUMMARY, NEWEST_SUMMARY], operator="summarize",
+                               commit=True), "lossy")
+    for evicted in (["tool:r2"], ["sn"]):
+        verdict = gate.check([TURN, OLD_SUMMARY, NEWEST_SUMMARY], [TURN, OLD_SUMMARY], operator="evict",
+                             evicted=evicted)
+        assert [(v.value, v.evidence["newer_read"]) for v in left(verdict)] == [("3", "tool:r2")]
+    assert_accepted(gate.check([TURN, OLD_SUMMARY, NEWEST_SUMMARY], [TURN, NEWEST_SUMMARY], operator="evict",
+                               evicted=["tool:r1"]))

@@ -3146,6 +3146,8 @@ class _Check:
         # order contradicts the log (_log_keys)
         self._log_ordered: dict[int, tuple[int, float | None]] | None = None
         self._unlogged: dict[str, str] = {}  # the pre window's reads new to the log -> the resource it files them under
+        self._removed_from: dict[str, frozenset[str] | None] = {}  # (_resources_removed)
+        self._kept_by_name: dict[str, list[int]] | None = None  # (_kept_citing)
         self._new_reads: dict[str, str] | None = None  # (the same, for the edges: _new_reads_filed)
         self._reads_before: dict[str, bool] = {}  # I4: _read_before, per resource
         self._read_handles: set[str] | None = None  # (the handles the pre window's primary blocks carry)
@@ -8047,11 +8049,14 @@ class _Check:
         # comes from them now, _structure)
         judged = ([*self.changed, *self.reclaimed, *self.retagged] if self.reclaimed or self.retagged
                   else self.changed)
-        # a resource whose read this edit drops off the record has its kept blocks weighed too:
-        # the newest read dropped beside a summary of an older read that states a value it
-        # changed leaves that value alone, though no block changed (a turn citing the newest
-        # read kept I1 from asking; an eviction record or an edge is the window saying so)
-        dropped = self._reads_dropped_off_record()
+        # a resource one of whose reads (or a block coming from one) this edit removes has its
+        # kept blocks weighed too: the newest read dropped beside a summary of an older read
+        # that states a value it changed leaves that value alone, though no block changed (a
+        # turn citing the newest read kept I1 from asking). An eviction record says the window
+        # let the read go, not that its older value is still the resource's: the same summary
+        # made in the edit that evicts the read was refused, and made one cycle before it,
+        # accepted (red team 132, F01). Only a supersession edge names a successor
+        dropped = self._removed_from = self._resources_removed()
         if not (judged or dropped) or not (gate._read_of or self.pre.by_resource()):
             return
         # (the read log and the facts kept of it hold still while this check weighs them:
@@ -8092,7 +8097,7 @@ class _Check:
                 refs |= underlying  # (every handle reached: the chain below each summary)
             above = _above(through) if through else {}
             resources = sorted({read_of[h] for h in refs.intersection(read_of)}
-                               | {unlogged[h] for h in refs.intersection(unlogged)} | dropped)
+                               | {unlogged[h] for h in refs.intersection(unlogged)} | dropped.keys())
             if not resources:
                 return
             reported = {v.value for v in self.violations if v.invariant == "I4" and v.key == "resource"}
@@ -8108,32 +8113,92 @@ class _Check:
                     else:
                         weigh(resource, changed, above)
 
-    def _reads_dropped_off_record(self) -> set[str]:
-        """The resources of the pre reads this edit drops with no record: neither evicted nor
-        superseded, no copy of their text kept, and no primary post block holding their stored
-        bytes under their handle."""
+    def _resources_removed(self) -> dict[str, frozenset[str] | None]:
+        """The resources of the pre blocks this edit removes without a supersession edge, each
+        with the handles those blocks come from, or None where it drops a read with no record
+        (its kept blocks are weighed whatever read it was): its reads (dropped, or evicted on
+        the record, no copy of their text kept, and no primary post block holding their stored
+        bytes under their handle), and its blocks that come from a logged read (derived from
+        it, or citing it with a marker). The newest read's value can leave the window in a
+        summary of it as well as in the read (red team 132, F01); a removal of what only older
+        reads said leaves no older value more alone than it was, so the kept blocks are weighed
+        only where the newest read is among those handles (:meth:`_weighs_whole`)."""
         removed = self.removed_content
         if not removed:
-            return set()
-        pre_blocks = self.pre.blocks
-        reads = [i for i in removed if pre_blocks[i].resource is not None and pre_blocks[i].handles]
+            return {}
+        pre, pre_blocks = self.pre, self.pre.blocks
+        read_of = self.gate._read_of
+        # the candidates first, each found from what it comes from (a prune removes hundreds of
+        # blocks, few of them reads or blocks of a logged read), then their records
+        came: dict[int, set[str]] = {}
+        reads: list[int] = []
+        for i in removed:
+            b = pre_blocks[i]
+            if b.resource is not None and b.handles:
+                reads.append(i)
+        if read_of:
+            removed_set = set(removed)
+            by_provenance = pre.by_provenance()
+            for h in _among(read_of, by_provenance):
+                for i in by_provenance[h]:
+                    if i in removed_set:
+                        came.setdefault(i, set()).add(h)
+            read_names = self.gate._read_names
+            marked = pre.marked()
+            pairs = (((i, marked[i]) for i in removed if i in marked) if len(removed) < len(marked)
+                     else ((i, f) for i, f in marked.items() if i in removed_set))
+            for i, facts in pairs:
+                for n in read_names.intersection(facts.markers()):
+                    for h in self._targets(n):
+                        if h in read_of:
+                            came.setdefault(i, set()).add(h)
+        candidates = sorted({*reads, *came})
+        if not candidates:
+            return {}
+        codes = dict(zip(candidates, self._drop_codes(candidates)))
+        out: dict[str, set[str] | None] = {}
+        for resource, i in self._reads_gone_whole([i for i in reads if codes[i] != 1]):
+            if codes[i] == 0:
+                out[resource] = None
+            elif out.get(resource, set()) is not None:
+                out.setdefault(resource, set()).update(pre_blocks[i].handles)  # type: ignore[union-attr]
+        for i, hs in came.items():
+            b = pre_blocks[i]
+            if codes[i] == 1 or (b.resource is not None and b.handles):
+                continue  # (superseded; a read: above)
+            for h in hs:
+                if out.get(read_of[h], set()) is not None:
+                    out.setdefault(read_of[h], set()).add(h)  # type: ignore[union-attr]
+        return {r: None if hs is None else frozenset(hs) for r, hs in out.items()}
+
+    def _weighs_whole(self, resource: str, newest: str) -> bool:
+        """Are the kept blocks of ``resource`` weighed too, its ``newest`` read known: the edit
+        dropped one of its reads with no record, or removed the newest read or a block that
+        comes from it (:meth:`_resources_removed`)."""
+        if resource not in self._removed_from:
+            return False
+        came_from = self._removed_from[resource]
+        return came_from is None or newest in came_from
+
+    def _reads_gone_whole(self, reads: list[int]) -> list[tuple[str, int]]:
+        """(resource, position) of the removed pre ``reads`` whose bytes no post block keeps: no
+        copy of their text, and no primary post block holding their stored bytes under their
+        handle."""
         if not reads:
-            return set()
-        dropped = [i for i, code in zip(reads, self._drop_codes(reads)) if code == 0]
-        if not dropped:
-            return set()
+            return []
+        pre_blocks = self.pre.blocks
         # (a summary deriving from a dropped read, or tagged with its handle, keeps none of it:
         # it is weighed as it states, red team 65, F02; so is a kept text that took the handle,
         # and a cut of the read carrying it, red team 67, F01: only the read's bytes keep it)
-        wanted = frozenset(h for i in dropped for h in pre_blocks[i].handles)
+        wanted = frozenset(h for i in reads for h in pre_blocks[i].handles)
         post, gate = self.post, self.gate
         post_blocks = post.blocks
         retagged = self.retagged
         carried = {h for j in _blockscan.holding(post_blocks, wanted)
                    if not post_blocks[j].derived and j not in retagged
                    if (h := gate._text_source(post.digests[j], post_blocks[j])) is not None}
-        return {pre_blocks[i].resource for i in dropped  # type: ignore[misc]
-                if carried.isdisjoint(pre_blocks[i].handles)}
+        return [(pre_blocks[i].resource, i) for i in reads  # type: ignore[misc]
+                if carried.isdisjoint(pre_blocks[i].handles)]
 
     def _window_reads_filed(self, resource: str) -> list[tuple[str, float | None]]:
         """The pre window's reads of ``resource`` that the log files under it: not one it files
@@ -8183,8 +8248,21 @@ class _Check:
             return
         if above:
             handles |= _standing_for(above, handles)
+        whole = self._weighs_whole(resource, newest)
+        if not whole:
+            changed = self._left_judged  # (a removal of what older reads said: the changed blocks alone)
         touching = self._post_blocks_touching(resource, handles)
-        if changed.isdisjoint(touching):
+        removal_only = whole and self._left_judged.isdisjoint(touching)
+        if removal_only:
+            # weighed for a removal alone (no changed block of the resource): only a kept block
+            # that comes from an older read (one of them kept, or a block deriving from one)
+            # can hold an older value alone; a kept turn citing the newest read is weighed for
+            # the value it keeps, and one citing an older read is history (a prune evicting the
+            # newest reads of many files, beside turns citing them, read every older read of each)
+            if not self._kept_from_older(touching, resource, handles, newest):
+                return
+            touching = sorted({*touching, *self._kept_citing(newest)})
+        elif changed.isdisjoint(touching):
             return
         newest_facts = gate.read_source_facts(newest)
         older_facts = [f for f in map(gate.read_source_facts, stored[:-1]) if f is not None]
@@ -8204,7 +8282,7 @@ class _Check:
         # (a block that does not come from the newest read cannot state its value: "Step 4"
         # in a turn citing the older read is no retries=4; and what the window held is read
         # as key=value facts only: "Ran 3 tests" held no retries=3, red team 12 z04)
-        before = self._pre_blocks_excusing(resource, handles, newest, touching, changed)
+        before = self._pre_blocks_excusing(resource, handles, newest, touching, self._left_judged)
         already = self._stale_alone(basis, ((self.gate.read_facts(self.pre_facts[i]), False, newer)
                                             for i, newer in before))
         # (named by the first block the edit changed; where a read dropped off the record has
@@ -8240,26 +8318,50 @@ class _Check:
         handles = line
         if above:
             handles = line.with_extra(_standing_for(above, line))
+        whole = self._weighs_whole(resource, newest)
+        if not whole:
+            changed = self._left_judged  # (a removal of what older reads said: the changed blocks alone)
         touching = self._post_blocks_touching(resource, handles)
-        if changed.isdisjoint(touching):
+        removal_only = whole and self._left_judged.isdisjoint(touching)
+        if removal_only:
+            # weighed for a removal alone (no changed block of the resource): only a kept block
+            # that comes from an older read (one of them kept, or a block deriving from one)
+            # can hold an older value alone; a kept turn citing the newest read is weighed for
+            # the value it keeps, and one citing an older read is history (a prune evicting the
+            # newest reads of many files, beside turns citing them, read every older read of each)
+            if not self._kept_from_older(touching, resource, handles, newest):
+                return
+            touching = sorted({*touching, *self._kept_citing(newest)})
+        elif changed.isdisjoint(touching):
             return
         newest_facts = gate.read_source_facts(newest)
         # (the older reads' facts are asked for only where a dotted path needs them)
         older_facts = _Later(lambda: [f for f in map(gate.read_source_facts, line.stored()[:-1]) if f is not None])
+        read_facts = gate.read_facts  # (a JSON read states the values it encodes)
+        alone = None
+        if removal_only and newest_facts is not None:
+            # (what the kept blocks leave alone first, the rest only where that is something)
+            basis = line.basis(newest_facts)
+            if basis is None:
+                return
+            alone = self._stale_alone_in(basis, ((read_facts(self.post_facts[j]), match[j] is None or post[j].derived,
+                                                  True) for j in touching))
+            if not alone:
+                return
         if newest_facts is not None and self._stale_paths_of(
                 resource, newest_facts, older_facts, touching, newest, changed,  # type: ignore[arg-type]
                 self._pre_dotted((i for i, _ in self._pre_blocks_touching(resource, handles, newest)), newest_facts)):
             return
         if newest_facts is None:
             return  # (as _left_basis: never, the newest read is stored)
-        basis = line.basis(newest_facts)
-        if basis is None:
-            return
-        before = self._pre_blocks_excusing(resource, handles, newest, touching, changed)
-        read_facts = gate.read_facts  # (a JSON read states the values it encodes)
+        if alone is None:
+            basis = line.basis(newest_facts)
+            if basis is None:
+                return
+            alone = self._stale_alone_in(basis, ((read_facts(self.post_facts[j]), match[j] is None or post[j].derived,
+                                                  True) for j in touching))
+        before = self._pre_blocks_excusing(resource, handles, newest, touching, self._left_judged)
         already = self._stale_alone_in(basis, ((read_facts(self.pre_facts[i]), False, newer) for i, newer in before))
-        alone = self._stale_alone_in(basis, ((read_facts(self.post_facts[j]), match[j] is None or post[j].derived, True)
-                                             for j in touching))
         if all(values <= already.get(key, frozenset()) for key, values in alone.items()):
             return  # (nothing _stale_kept_alone would report)
         # a stale value left alone: reported as _left_reads_rebuilt reports it, from the basis
@@ -8356,8 +8458,10 @@ class _Check:
         restated its stale value alone, which the same summary made without the copy was
         refused for (red team 122, F12); kept beside the summary, it excused it all the same,
         and an eviction of the read in the next edit left the summary alone (red team 124,
-        F01). Only where every changed post block of the resource is an older read rewritten
-        under its own id are the reads' own stale values still the pre window's."""
+        F01). Only where every changed post block of the resource (of ``changed``: the blocks
+        the edit changed, not every block a removal has weighed) is an older read rewritten
+        under its own id are the reads' own stale values still the pre window's. A summary
+        deriving from older reads only is such a copy too (red team 124, F03)."""
         before = self._pre_blocks_touching(resource, handles, newest)
         blocks = self.pre.blocks
         reads = set(self.pre.by_resource().get(resource, ()))
@@ -8365,10 +8469,10 @@ class _Check:
         def older_read(i: int) -> bool:
             # (tagged as the resource's read, or carrying a logged older read's handle and not
             # the newest's: the copy put back untagged, or with one more handle, is the same
-            # read: red team 122, F12; red team 124, F02)
-            if blocks[i].derived:
-                return False
-            hs = blocks[i].handles
+            # read: red team 122, F12; red team 124, F02; and a summary deriving from older
+            # reads only, which no accepted edit keeps alone once the newest read has left,
+            # so a window holding it so had it put back: red team 124, F03)
+            hs = blocks[i].provenance
             return i in reads or (newest not in hs and any(h in handles for h in hs))
 
         candidates = [i for i, newer in before if not newer and older_read(i)]
@@ -8476,6 +8580,31 @@ class _Check:
         # than an uncited one)
         out.update(j for j, cites in self._changed_citations() if not handles.isdisjoint(cites))
         return sorted(out)
+
+    def _kept_from_older(self, touching: list[int], resource: str, handles: Any, newest: str) -> bool:
+        """Does one of the post blocks ``touching`` come from an older read of ``resource``: a
+        read of it, or a block whose handles or ``derived_from`` name a read of the line
+        (``handles``) other than the ``newest``?"""
+        post = self.edit.post.blocks
+        return any(post[j].resource == resource or any(h != newest and h in handles for h in post[j].provenance)
+                   for j in touching)
+
+    def _kept_citing(self, handle: str) -> list[int]:
+        """The kept (unchanged) post blocks whose markers cite ``handle`` alone by a name, where
+        the kept blocks are weighed for a removal (a kept turn citing the newest read says its
+        value as much as a summary of it does): only the names that can cite it are looked for,
+        and resolved (an ambiguous one cites nothing)."""
+        if self._kept_by_name is None:
+            # (name -> the kept blocks naming it, made once per check: a prune evicting the
+            # newest reads of many files asks one look-up per file)
+            changed = set(self.changed)
+            self._kept_by_name = {}
+            for j, facts in self.marked.items():
+                if j not in changed:
+                    for n in facts.markers():
+                        self._kept_by_name.setdefault(n, []).append(j)
+        index = self._kept_by_name
+        return [j for n in _names_citing((handle,)) if n in index and self._targets(n) == (handle,) for j in index[n]]
 
     # I5 --------------------------------------------------------------------------------------
 

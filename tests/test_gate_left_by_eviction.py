@@ -1,0 +1,113 @@
+"""Red team 132, F01 (I4 across cycles): a summary of the older read made while the newest read
+was in the window, then the newest read evicted on the record in the next cycle, left only the
+stale value, accepted live and resumed, while the same summary made in the edit that evicts the
+read was refused. An eviction record lets a read go; it does not make the older value the
+resource's: the kept blocks of a resource are weighed whenever the edit removes one of its reads
+or a block that comes from one (derived from it, or citing it), on the record or not. A kept turn
+citing the newest read states its value as a summary of it does. Both I4 paths (the
+``incremental`` fixture), live and resumed from the audit log."""
+
+from __future__ import annotations
+
+import pytest
+from gate_helpers import assert_accepted, blk, summary, tool
+
+from provgate.gate import Gate
+from provgate.store import SourceStore
+
+RES = "file:app.conf"
+OLD, NEW = "retries=3\ntimeout=30\n", "retries=4\ntimeout=30\n"
+SOURCES = {"tool:r1": OLD, "tool:r2": NEW, "user:u": "Check the retries.\n"}
+TURN = blk("u", "user", "Check the retries.\n", ["user:u"])
+R1 = tool("r1", "tool:r1", OLD, resource=RES, ts=100.0)
+R2 = tool("r2", "tool:r2", NEW, resource=RES, ts=200.0)
+OLD_SUMMARY = summary("s1", "Earlier read: retries=3 [src:r1], timeout=30.\n", ["tool:r1"])
+NEW_SUMMARY = summary("s2", "Now: retries=4, timeout=30.\n", ["tool:r2"])
+CITING_NEW = blk("a1", "assistant", "The file now says retries=4 [src:r2].\n")
+
+
+@pytest.fixture(params=[True, False], ids=["incremental", "rebuilt"])
+def incremental(request) -> bool:
+    return request.param
+
+
+def stale(verdict) -> list[tuple[str, str]]:
+    return [(v.value, v.evidence["newer_read"]) for v in verdict.violations
+            if v.invariant == "I4" and "newer_read" in (v.evidence or {})]
+
+
+def session(tmp_path, incremental: bool, resumed: bool, *windows: list[dict]) -> Gate:
+    """A gate of session S that committed the reads, then each of ``windows`` in turn (each the
+    post of a summarize or rewrite of the one before), live or resumed from the audit log."""
+    path = str(tmp_path / "s.sqlite3")
+    store = SourceStore(path)
+    for h, t in SOURCES.items():
+        store.put(h, t)
+    gate = Gate(store, session="S")
+    gate._incremental_left = incremental
+    pre = [TURN, R1, R2]
+    assert_accepted(gate.check(pre, pre, operator="reorder", commit=True))
+    for post in windows:
+        operator = "summarize" if any(b.get("derived") for b in post if b not in pre) else "rewrite"
+        assert_accepted(gate.check(pre, post, operator=operator, commit=True))
+        pre = post
+    if resumed:
+        gate = Gate(SourceStore(path), session="S")
+        gate._incremental_left = incremental
+    return gate
+
+
+RESUMED = pytest.mark.parametrize("resumed", [False, True], ids=["live", "resumed"])
+
+
+@RESUMED
+def test_the_newest_read_evicted_beside_a_summary_of_the_older_one_is_refused(tmp_path, incremental, resumed):
+    gate = session(tmp_path, incremental, resumed, [TURN, OLD_SUMMARY, R2])
+    verdict = gate.check([TURN, OLD_SUMMARY, R2], [TURN, OLD_SUMMARY], operator="evict", evicted=["tool:r2"])
+    assert stale(verdict) == [("3", "tool:r2")]
+
+
+@RESUMED
+def test_the_same_summary_and_eviction_in_one_edit_is_refused_alike(tmp_path, incremental, resumed):
+    gate = session(tmp_path, incremental, resumed)
+    verdict = gate.check([TURN, R1, R2], [TURN, OLD_SUMMARY], operator="summarize", evicted=["tool:r2"])
+    assert not verdict.accepted
+    assert [(v.block, v.key, v.value) for v in verdict.violations if v.invariant == "I4"] == [("r1", "resource", RES)]
+
+
+@RESUMED
+@pytest.mark.parametrize("evicted", [["tool:r2"], ["s2"]], ids=["by-handle", "by-id"])
+def test_the_newest_reads_summary_evicted_beside_the_older_ones_is_refused(tmp_path, incremental, resumed, evicted):
+    gate = session(tmp_path, incremental, resumed, [TURN, OLD_SUMMARY, R2], [TURN, OLD_SUMMARY, NEW_SUMMARY])
+    verdict = gate.check([TURN, OLD_SUMMARY, NEW_SUMMARY], [TURN, OLD_SUMMARY], operator="evict", evicted=evicted)
+    assert stale(verdict) == [("3", "tool:r2")]
+
+
+@RESUMED
+def test_a_turn_citing_the_newest_read_evicted_beside_the_older_summary_is_refused(tmp_path, incremental, resumed):
+    gate = session(tmp_path, incremental, resumed, [TURN, OLD_SUMMARY, R2], [TURN, OLD_SUMMARY, R2, CITING_NEW])
+    pre = [TURN, OLD_SUMMARY, R2, CITING_NEW]
+    assert_accepted(gate.check(pre, [TURN, OLD_SUMMARY, CITING_NEW], operator="evict", evicted=["tool:r2"]))
+    verdict = gate.check(pre, [TURN, OLD_SUMMARY], operator="evict", evicted=["tool:r2", "a1"])
+    assert stale(verdict) == [("3", "tool:r2")]
+
+
+@RESUMED
+def test_honest_evictions_stay_accepted(tmp_path, incremental, resumed):
+    gate = session(tmp_path, incremental, resumed, [TURN, OLD_SUMMARY, R2], [TURN, OLD_SUMMARY, NEW_SUMMARY])
+    # the older read's summary evicted, the newest's kept; the newest's summary kept with the read
+    assert_accepted(gate.check([TURN, OLD_SUMMARY, NEW_SUMMARY], [TURN, NEW_SUMMARY], operator="evict",
+                               evicted=["tool:r1"]))
+    assert_accepted(gate.check([TURN, OLD_SUMMARY, NEW_SUMMARY], [TURN, NEW_SUMMARY], operator="evict",
+                               evicted=["s1"]))
+    # both summaries evicted: nothing of the resource is left to be stale
+    assert_accepted(gate.check([TURN, OLD_SUMMARY, NEW_SUMMARY], [TURN], operator="evict",
+                               evicted=["tool:r1", "tool:r2"]))
+    # a turn kept beside the summary that states the newest value keeps the read's value
+    assert_accepted(gate.check([TURN, OLD_SUMMARY, NEW_SUMMARY], [TURN, OLD_SUMMARY, NEW_SUMMARY], operator="reorder"))
+
+
+@RESUMED
+def test_the_older_read_evicted_beside_the_newest_is_accepted(tmp_path, incremental, resumed):
+    gate = session(tmp_path, incremental, resumed)
+    assert_accepted(gate.check([TURN, R1, R2], [TURN, R2], operator="evict", evicted=["tool:r1"]))
