@@ -10633,6 +10633,14 @@ def _ground_abbreviations(tables: list[FactTable], sources: list[list[_Facts]], 
         if found is None:
             found = known[t] = _AbbreviationSources(
                 [*sources[t], *(d for facts in sources[t] if (d := read_facts(facts)) is not facts)])
+        if kind == _KIND_NUMBER and not value.isdigit():
+            # (a version: the name the block writes before it, when its sources glue that name to
+            # versions, must be glued to this one: red team 131, F04, versions swapped between
+            # pip's packages)
+            start = int(table.start[r])
+            named = _NAME_BEFORE_VERSION.search(table.data, max(0, start - _NAME_BEFORE_REACH), start)
+            if named is not None and not found.glued_to(named.group(1), value):
+                continue
         if found.holds(kind, value):
             keep[n] = False
     return (owner, row) if keep.all() else (owner[keep], row[keep])
@@ -10646,8 +10654,25 @@ _VERSION_FORM = re.compile(rb"[vV]?[0-9]+(?:\.[0-9]+){2,}|[vV][0-9]+\.[0-9]+")
 _VERSION_TOKEN = re.compile(rb"(?:(?<![0-9A-Za-z.+-])[vV]?|(?<=[A-Za-z]-)|(?<=[A-Za-z][0-9]-))([0-9]++(?:\.[0-9]++)++)"
                             rb"(?![0-9A-Za-z+]|[.-][0-9])")
 # a package's name glued to its version by "-" ("urllib3-2.0.7", "boto3-1.34.0-py3-none-any.whl")
-_NAME_GLUED_TO_VERSION = re.compile(rb"(?<![0-9A-Za-z_.-])([A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*+)-[0-9]++(?:\.[0-9]++)++"
+_NAME_GLUED_TO_VERSION = re.compile(rb"(?<![0-9A-Za-z_.-])([A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*+)-([0-9]++(?:\.[0-9]++)++)"
                                     rb"(?![0-9A-Za-z+]|[.-][0-9])")
+# the name a block writes just before a version ("requests 2.31.0", "charset-normalizer v3.3.2",
+# "requests==2.31.0", "requests-2.31.0"), looked for in the bytes before it
+_NAME_BEFORE_VERSION = re.compile(rb"(?<![0-9A-Za-z_.-])([A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*+)"
+                                  rb"(?:[ \t]++(?:[Vv]ersion[ \t]++)?|==|@|-)\Z")
+_NAME_BEFORE_REACH = 96
+# a dotted number of a text that reads as no version unless its context says so: an IPv4
+# address ("host 10.0.0.12"), a number with one dot ("took 1.2 seconds")
+_IPV4_SHAPE = re.compile(rb"(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])")
+# what says the number after it is a version: a version word, or a name pinned to it with no
+# blank between ("nginx:1.25", "lodash@4.17", "django==4.2")
+_VERSION_SAID = re.compile(rb"(?i:\b(?:version|ver|release|rel|rev|tag)\b\.?[ \t]*+[:=]?[ \t]*+|[A-Za-z0-9_](?:==|@|:))\Z")
+_VERSION_SAID_REACH = 24
+
+
+def _package_key(name: bytes) -> bytes:
+    """A package's name as pip compares names (PEP 503): case, "-", "_" and "." alike."""
+    return re.sub(rb"[-_.]+", b"-", name.lower())
 # the object names of a text a short digest may begin (git prints seven digits at least)
 # (a whole object name only, 40 hex digits or 64 (git's SHA-1 and SHA-256): red team 131, F03, a
 # "commit 550e840" of a UUID's first part, a serial number's digits or a file's sha256 cut to 40
@@ -10659,7 +10684,7 @@ class _AbbreviationSources:
     """What the sources of one block hold whole that a short form may stand for
     (:func:`_ground_abbreviations`), made on the first question."""
 
-    __slots__ = ("_data", "_hex", "_names", "_places", "_tails", "_texts", "_versions")
+    __slots__ = ("_data", "_glued", "_hex", "_names", "_places", "_tails", "_texts", "_versions")
 
     def __init__(self, texts: list[_Facts]) -> None:
         self._texts = texts
@@ -10667,6 +10692,7 @@ class _AbbreviationSources:
         self._hex: list[bytes] | None = None
         self._versions: set[bytes] | None = None
         self._names: set[bytes] | None = None
+        self._glued: dict[bytes, set[bytes]] | None = None
         self._tails: set[bytes] | None = None
         self._places: set[tuple[bytes, ...]] | None = None
 
@@ -10684,15 +10710,14 @@ class _AbbreviationSources:
             return at < len(self._hex) and self._hex[at].startswith(value)
         if kind == _KIND_NUMBER:
             if self._versions is None:
-                self._versions = {m.group(1) for data in self._data for m in _VERSION_TOKEN.finditer(data)}
+                self._versions = {m.group(1) for data in self._data for m in _VERSION_TOKEN.finditer(data)
+                                  if _reads_as_version(data, m)}
             return (value[1:] if value[:1] in b"vV" else value) in self._versions
         if b"." not in value and b"/" not in value:
             # (a package's name glued to its version, "urllib3" of pip's "urllib3-2.0.7")
             if kind != _KIND_IDENTIFIER:
                 return False
-            if self._names is None:
-                self._names = {m.group(1) for data in self._data for m in _NAME_GLUED_TO_VERSION.finditer(data)}
-            return value in self._names
+            return value in self._glued_names()[0]
         if self._tails is None:
             # (the paths the scanner read, and the places _path_lines reads of them and of a
             # traceback's frames, each with its tails)
@@ -10710,6 +10735,38 @@ class _AbbreviationSources:
         if joined is not None and joined.group(1).count(b".") + joined.group(1).count(b"/"):
             return tuple(piece for piece in joined.groups() if piece) in self._places
         return value in self._tails
+
+    def _glued_names(self) -> tuple[set[bytes], dict[bytes, set[bytes]]]:
+        """The names the sources glue to a version ("urllib3" of "urllib3-2.0.7"), and each
+        name's versions by its package key (:func:`_package_key`), read once."""
+        if self._names is None or self._glued is None:
+            self._names, self._glued = set(), {}
+            for data in self._data:
+                for m in _NAME_GLUED_TO_VERSION.finditer(data):
+                    self._names.add(m.group(1))
+                    self._glued.setdefault(_package_key(m.group(1)), set()).add(m.group(2))
+        return self._names, self._glued
+
+    def glued_to(self, name: bytes, value: bytes) -> bool:
+        """May a block write version ``value`` after ``name``: its sources glue that name to no
+        version, or to this one (``requests 2.31.0`` of pip's ``requests-2.31.0``, not
+        ``requests 3.3.2`` of ``requests-2.31.0 charset-normalizer-3.3.2``)?"""
+        versions = self._glued_names()[1].get(_package_key(name))
+        return versions is None or (value[1:] if value[:1] in b"vV" else value) in versions
+
+
+def _reads_as_version(data: bytes, m: re.Match[bytes]) -> bool:
+    """Does the dotted number ``_VERSION_TOKEN`` found read as a version in ``data`` (red team
+    131, F04: "v1.2" was grounded by "took 1.2 seconds", "v10.0.0.12" by "host 10.0.0.12")? A
+    "v" before it or a version word or pin says so; else a name glued to it by "-" or two dots
+    at least, and neither when it has an IPv4 address's shape."""
+    start = m.start(1)
+    if m.start() < start or _VERSION_SAID.search(data, max(0, start - _VERSION_SAID_REACH), start) is not None:
+        return True
+    number = m.group(1)
+    if _IPV4_SHAPE.fullmatch(number) is not None:
+        return False
+    return number.count(b".") >= 2 or (start > 0 and data[start - 1] == 0x2D)
 
 
 
