@@ -15320,7 +15320,10 @@ def _repaired_figures(before: dict[bytes, set[Any]], after: dict[bytes, set[Any]
         now = after.get(name)
         if now is None or now == was or len(was) > _NAMED_FIGURES or len(now) > _NAMED_FIGURES:
             continue
-        lost, gained = was - now, now - was
+        # (in one order, the figures' labels sorted: the sets' order is the hashes' of this
+        # process, so two runs, or native and reference, named other pairs of one trade: red
+        # team 131, F07; four figures a side at most)
+        lost, gained = sorted(was - now), sorted(now - was)
         for f in lost:
             for g in gained:
                 other = trades.get((g, f))
