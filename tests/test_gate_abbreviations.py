@@ -23,6 +23,9 @@ TAGGED = "Deployed auth v3.2.1 to prod.\n"
 DIGITS_SHA = "commit 8436682f5a4e3d2c1b0a9f8e7d6c5b4a39e8b7d6\n    Bump urllib3-2.0.7 and boto3-1.34.0\n"
 UUID = "owner 550e8400-e29b-41d4-a716-446655440000\n"
 FILE_SHA256 = "sha256 3f9a2c1e8b7d6f5a4e3d2c1b0a9f8e7d6c5b4a39aa11bb22cc33dd44ee55ff66 app.tar.gz\n"
+PIP_TWO = "Successfully installed requests-2.31.0 charset-normalizer-3.3.2\n"
+DURATION = "The job took 1.2 seconds.\n"
+HOST = "host 10.0.0.12 is up\n"
 
 HONEST = [
     (DIGITS_SHA, "Commit 8436682 bumped urllib3.\n"),  # a short digest of digits only (red team 131, F05)
@@ -38,6 +41,14 @@ HONEST = [
     (PIP, "certifi 2024.2.2 was installed.\n"),
     (TABLE, "auth runs v3.2.1 on port 8081.\n"),
     (TAGGED, "auth 3.2.1 is deployed.\n"),
+    # red team 131, F04: a version stays grounded by a figure that reads as one, and by the
+    # version its source glues to the name written before it
+    (PIP_TWO, "Installed requests 2.31.0 and charset-normalizer 3.3.2.\n"),
+    (PIP_TWO, "Installed charset-normalizer v3.3.2 and requests version 2.31.0.\n"),
+    ("Released version 1.2 today.\n", "Upgraded to v1.2.\n"),
+    ("image nginx:1.25 pulled\n", "The proxy runs v1.25.\n"),
+    ("release 10.0.0.12 shipped\n", "The server runs v10.0.0.12.\n"),
+    ("auth-3.2.1 built in 4.2 s\n", "auth v3.2.1 is built.\n"),
 ]
 
 LIES = [
@@ -61,6 +72,15 @@ LIES = [
     (PIP, "requests 2.31 was installed.\n", "2.31"),  # a prefix of the version, no version
     (TABLE, "auth runs v3.2.2 on port 8081.\n", "v3.2.2"),
     (TAGGED, "auth 3.2.11 is deployed.\n", "3.2.11"),
+    # red team 131, F04: a "v" version of a measured figure or an IPv4 address; versions swapped
+    # between the packages pip glues them to
+    (DURATION, "Upgraded to v1.2.\n", "v1.2"),
+    (HOST, "The server runs v10.0.0.12.\n", "v10.0.0.12"),
+    (PIP_TWO, "Installed requests 3.3.2 and charset-normalizer 2.31.0.\n", "3.3.2"),
+    (PIP_TWO, "Installed requests v3.3.2.\n", "v3.3.2"),
+    (PIP_TWO, "Installed charset-normalizer v2.31.0.\n", "v2.31.0"),
+    (PIP_TWO, "Installed Charset_Normalizer 2.31.0.\n", "2.31.0"),  # the names pip compares alike
+    (DIGITS_SHA, "urllib3 1.34.0 and boto3 2.0.7 are bumped.\n", "1.34.0"),
 ]
 
 

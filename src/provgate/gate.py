@@ -6038,8 +6038,7 @@ class _Check:
             repaired()
         elif _same_rows(pre_fp[np.lexsort(pre_fp.T[::-1])], post_fp[np.lexsort(post_fp.T[::-1])]):
             # (else figures changed, which the other rules ask)
-            pre_figures = [pre_table.value_bytes(r) for r in pre_rows]
-            post_figures = [post_table.value_bytes(r) for r in post_rows]
+            pre_figures, post_figures = _values_at(pre_table, pre_rows), _values_at(post_table, post_rows)
             # (an exact value's context is its line's: see _figures_by_context)
             before = _figures_by_context(pre_table, pre_rows, pre_figures, self._word_bounds_of(0, i), not numbers)
             after = _figures_by_context(post_table, post_rows, post_figures, self._word_bounds_of(1, j), not numbers)
@@ -10762,6 +10761,14 @@ def _ground_abbreviations(tables: list[FactTable], sources: list[list[_Facts]], 
         if found is None:
             found = known[t] = _AbbreviationSources(
                 [*sources[t], *(d for facts in sources[t] if (d := read_facts(facts)) is not facts)])
+        if kind == _KIND_NUMBER and not value.isdigit():
+            # (a version: the name the block writes before it, when its sources glue that name to
+            # versions, must be glued to this one: red team 131, F04, versions swapped between
+            # pip's packages)
+            start = int(table.start[r])
+            named = _NAME_BEFORE_VERSION.search(table.data, max(0, start - _NAME_BEFORE_REACH), start)
+            if named is not None and not found.glued_to(named.group(1), value):
+                continue
         if found.holds(kind, value):
             keep[n] = False
     return (owner, row) if keep.all() else (owner[keep], row[keep])
@@ -10775,8 +10782,25 @@ _VERSION_FORM = re.compile(rb"[vV]?[0-9]+(?:\.[0-9]+){2,}|[vV][0-9]+\.[0-9]+")
 _VERSION_TOKEN = re.compile(rb"(?:(?<![0-9A-Za-z.+-])[vV]?|(?<=[A-Za-z]-)|(?<=[A-Za-z][0-9]-))([0-9]++(?:\.[0-9]++)++)"
                             rb"(?![0-9A-Za-z+]|[.-][0-9])")
 # a package's name glued to its version by "-" ("urllib3-2.0.7", "boto3-1.34.0-py3-none-any.whl")
-_NAME_GLUED_TO_VERSION = re.compile(rb"(?<![0-9A-Za-z_.-])([A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*+)-[0-9]++(?:\.[0-9]++)++"
+_NAME_GLUED_TO_VERSION = re.compile(rb"(?<![0-9A-Za-z_.-])([A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*+)-([0-9]++(?:\.[0-9]++)++)"
                                     rb"(?![0-9A-Za-z+]|[.-][0-9])")
+# the name a block writes just before a version ("requests 2.31.0", "charset-normalizer v3.3.2",
+# "requests==2.31.0", "requests-2.31.0"), looked for in the bytes before it
+_NAME_BEFORE_VERSION = re.compile(rb"(?<![0-9A-Za-z_.-])([A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*+)"
+                                  rb"(?:[ \t]++(?:[Vv]ersion[ \t]++)?|==|@|-)\Z")
+_NAME_BEFORE_REACH = 96
+# a dotted number of a text that reads as no version unless its context says so: an IPv4
+# address ("host 10.0.0.12"), a number with one dot ("took 1.2 seconds")
+_IPV4_SHAPE = re.compile(rb"(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])")
+# what says the number after it is a version: a version word, or a name pinned to it with no
+# blank between ("nginx:1.25", "lodash@4.17", "django==4.2")
+_VERSION_SAID = re.compile(rb"(?i:\b(?:version|ver|release|rel|rev|tag)\b\.?[ \t]*+[:=]?[ \t]*+|[A-Za-z0-9_](?:==|@|:))\Z")
+_VERSION_SAID_REACH = 24
+
+
+def _package_key(name: bytes) -> bytes:
+    """A package's name as pip compares names (PEP 503): case, "-", "_" and "." alike."""
+    return re.sub(rb"[-_.]+", b"-", name.lower())
 # the object names of a text a short digest may begin (git prints seven digits at least)
 # (a whole object name only, 40 hex digits or 64 (git's SHA-1 and SHA-256): red team 131, F03, a
 # "commit 550e840" of a UUID's first part, a serial number's digits or a file's sha256 cut to 40
@@ -10788,7 +10812,7 @@ class _AbbreviationSources:
     """What the sources of one block hold whole that a short form may stand for
     (:func:`_ground_abbreviations`), made on the first question."""
 
-    __slots__ = ("_data", "_hex", "_names", "_places", "_tails", "_texts", "_versions")
+    __slots__ = ("_data", "_glued", "_hex", "_names", "_places", "_tails", "_texts", "_versions")
 
     def __init__(self, texts: list[_Facts]) -> None:
         self._texts = texts
@@ -10796,6 +10820,7 @@ class _AbbreviationSources:
         self._hex: list[bytes] | None = None
         self._versions: set[bytes] | None = None
         self._names: set[bytes] | None = None
+        self._glued: dict[bytes, set[bytes]] | None = None
         self._tails: set[bytes] | None = None
         self._places: set[tuple[bytes, ...]] | None = None
 
@@ -10813,15 +10838,14 @@ class _AbbreviationSources:
             return at < len(self._hex) and self._hex[at].startswith(value)
         if kind == _KIND_NUMBER:
             if self._versions is None:
-                self._versions = {m.group(1) for data in self._data for m in _VERSION_TOKEN.finditer(data)}
+                self._versions = {m.group(1) for data in self._data for m in _VERSION_TOKEN.finditer(data)
+                                  if _reads_as_version(data, m)}
             return (value[1:] if value[:1] in b"vV" else value) in self._versions
         if b"." not in value and b"/" not in value:
             # (a package's name glued to its version, "urllib3" of pip's "urllib3-2.0.7")
             if kind != _KIND_IDENTIFIER:
                 return False
-            if self._names is None:
-                self._names = {m.group(1) for data in self._data for m in _NAME_GLUED_TO_VERSION.finditer(data)}
-            return value in self._names
+            return value in self._glued_names()[0]
         if self._tails is None:
             # (the paths the scanner read, and the places _path_lines reads of them and of a
             # traceback's frames, each with its tails)
@@ -10839,6 +10863,38 @@ class _AbbreviationSources:
         if joined is not None and joined.group(1).count(b".") + joined.group(1).count(b"/"):
             return tuple(piece for piece in joined.groups() if piece) in self._places
         return value in self._tails
+
+    def _glued_names(self) -> tuple[set[bytes], dict[bytes, set[bytes]]]:
+        """The names the sources glue to a version ("urllib3" of "urllib3-2.0.7"), and each
+        name's versions by its package key (:func:`_package_key`), read once."""
+        if self._names is None or self._glued is None:
+            self._names, self._glued = set(), {}
+            for data in self._data:
+                for m in _NAME_GLUED_TO_VERSION.finditer(data):
+                    self._names.add(m.group(1))
+                    self._glued.setdefault(_package_key(m.group(1)), set()).add(m.group(2))
+        return self._names, self._glued
+
+    def glued_to(self, name: bytes, value: bytes) -> bool:
+        """May a block write version ``value`` after ``name``: its sources glue that name to no
+        version, or to this one (``requests 2.31.0`` of pip's ``requests-2.31.0``, not
+        ``requests 3.3.2`` of ``requests-2.31.0 charset-normalizer-3.3.2``)?"""
+        versions = self._glued_names()[1].get(_package_key(name))
+        return versions is None or (value[1:] if value[:1] in b"vV" else value) in versions
+
+
+def _reads_as_version(data: bytes, m: re.Match[bytes]) -> bool:
+    """Does the dotted number ``_VERSION_TOKEN`` found read as a version in ``data`` (red team
+    131, F04: "v1.2" was grounded by "took 1.2 seconds", "v10.0.0.12" by "host 10.0.0.12")? A
+    "v" before it or a version word or pin says so; else a name glued to it by "-" or two dots
+    at least, and neither when it has an IPv4 address's shape."""
+    start = m.start(1)
+    if m.start() < start or _VERSION_SAID.search(data, max(0, start - _VERSION_SAID_REACH), start) is not None:
+        return True
+    number = m.group(1)
+    if _IPV4_SHAPE.fullmatch(number) is not None:
+        return False
+    return number.count(b".") >= 2 or (start > 0 and data[start - 1] == 0x2D)
 
 
 
@@ -15080,28 +15136,41 @@ def _figures_by_context(table: FactTable, rows: list[int], figures: list[bytes],
     words = [lowered[a:b] for a, b in spans]
     word_ends = ends[wordy]
     word_starts = starts[wordy]
+    # (each figure's last word before and first word after found for all at once, and the line
+    # it stands on: a Python step and two searches a figure cost 0.3 s a side on a shuffled table
+    # of 5,000 lines, red team 131, F10)
+    ks = np.searchsorted(word_ends, fig_starts, side="right") - 1  # (the last word before)
+    ms = np.searchsorted(word_starts, fig_ends, side="left")  # (the first word after)
+    if not exact:
+        units = [_unit_at(lowered, e) for e in fig_ends.tolist()]
+        # the unit is the figure's ("30 s" and "5 min" traded with their units: red team 115,
+        # F03), and the words after its word the context (only blanks stand between the figure
+        # and the unit, so the unit's word is the first after the figure)
+        ms = ms + np.fromiter((u is not None for u in units), dtype=np.int64, count=len(units))
+    n = len(words)
+    c0, c1, c2, c3 = ks - 1, ks, ms, ms + 1
+    h0, h1, h2, h3 = c0 >= 0, c1 >= 0, c2 < n, c3 < n
+    if exact:
+        # (blank past the figure's line: the words of its line only)
+        breaks = np.flatnonzero(np.frombuffer(lowered, dtype=np.uint8) == 10)
+        at = np.searchsorted(breaks, fig_starts, side="left")
+        line_starts = np.where(at > 0, breaks[np.maximum(at - 1, 0)] + 1 if breaks.size else 0, 0)
+        at = np.searchsorted(breaks, fig_ends, side="left")
+        line_ends = breaks[np.minimum(at, breaks.size - 1)] if breaks.size else np.zeros(at.size, dtype=np.int64)
+        line_ends = np.where(at < breaks.size, line_ends, len(lowered))
+        last = max(n - 1, 0)
+        h0 &= word_starts[np.clip(c0, 0, last)] >= line_starts
+        h1 &= word_starts[np.clip(c1, 0, last)] >= line_starts
+        h2 &= word_ends[np.clip(c2, 0, last)] <= line_ends
+        h3 &= word_ends[np.clip(c3, 0, last)] <= line_ends
+    # (a word index -1 is the blank word appended last)
+    words.append(b"")
+    c0, c1, c2, c3 = (np.where(h, c, -1).tolist() for h, c in ((h0, c0), (h1, c1), (h2, c2), (h3, c3)))
     out: dict[tuple[bytes, ...], tuple[Counter[bytes], int]] = {}
-    for row, figure in zip(rows, figures):
-        k = int(np.searchsorted(word_ends, table.start[row], side="right")) - 1  # (the last word before)
-        m = int(np.searchsorted(word_starts, table.end[row], side="left"))  # (the first word after)
-        unit = None if exact else _unit_at(lowered, int(table.end[row]))
-        if unit is not None:
-            # the unit is the figure's ("30 s" and "5 min" traded with their units: red team
-            # 115, F03), and the words after its word the context (only blanks stand between the
-            # figure and the unit, so the unit's word is the first after the figure)
+    for x, (row, figure) in enumerate(zip(rows, figures)):
+        if not exact and (unit := units[x]) is not None:
             figure += b" " + unit
-            m += 1
-        if exact:
-            line_start = lowered.rfind(b"\n", 0, int(table.start[row])) + 1
-            line_end = lowered.find(b"\n", int(table.end[row]))
-            line_end = len(lowered) if line_end < 0 else line_end
-            context = (words[k - 1] if k >= 1 and spans[k - 1][0] >= line_start else b"",
-                       words[k] if k >= 0 and spans[k][0] >= line_start else b"",
-                       words[m] if m < len(words) and spans[m][1] <= line_end else b"",
-                       words[m + 1] if m + 1 < len(words) and spans[m + 1][1] <= line_end else b"")
-        else:
-            context = (words[k - 1] if k >= 1 else b"", words[k] if k >= 0 else b"",
-                       words[m] if m < len(words) else b"", words[m + 1] if m + 1 < len(words) else b"")
+        context = (words[c0[x]], words[c1[x]], words[c2[x]], words[c3[x]])
         found = out.get(context)
         if found is None:
             out[context] = (Counter((figure,)), row)
@@ -15176,10 +15245,33 @@ _UNIT_ONLY = re.compile(rb"[ \t]*[a-z%]{0,12}")
 _FIGURES_WORD = re.compile(rb"[ \t]+[^\s]{0,24}")
 
 
+def _values_at(table: FactTable, rows: list[int]) -> list[bytes]:
+    """``table.value_bytes`` of each of ``rows``, read off the columns at once (a shuffled table's
+    30,000 figures one call each cost 0.1 s, red team 131, F10)."""
+    data = table.data
+    return [normalize_value(k, data[a:b]) for k, a, b in zip(
+        table.value_kind[rows].tolist(), table.value_start[rows].tolist(), table.value_end[rows].tolist())]
+
+
 def _figure_label(table: FactTable, row: int, lowered: bytes) -> tuple[bytes, bytes]:
     """A figure as :func:`_figures_by_name` pairs it: (its fact's fingerprint, the unit after
-    it or empty)."""
-    return table.fp_fact[row].tobytes(), _unit_at(lowered, int(table.end[row])) or b""
+    it or empty). Only a number takes a unit: an exact value (a host, a path, a digest, an
+    identifier) is compared as itself (red team 131, F10: a unit read after each of 30,000
+    identifiers of a shuffled table cost 0.5 s)."""
+    unit = _unit_at(lowered, int(table.end[row])) if table.kind[row] == _KIND_NUMBER else None
+    return table.fp_fact[row].tobytes(), unit or b""
+
+
+def _figure_labels(table: FactTable, rows: list[int], lowered: bytes) -> list[tuple[bytes, bytes]]:
+    """:func:`_figure_label` of each of ``rows``, the fingerprints cut from one array's bytes."""
+    if not rows:
+        return []
+    fps = np.ascontiguousarray(table.fp_fact[rows]).tobytes()
+    width = len(fps) // len(rows)
+    numbers = (table.kind[rows] == _KIND_NUMBER).tolist()
+    ends = table.end[rows].tolist()
+    return [(fps[k * width:(k + 1) * width], (_unit_at(lowered, ends[k]) or b"") if numbers[k] else b"")
+            for k in range(len(rows))]
 
 
 def _figures_by_name(table: FactTable, rows: list[int],
@@ -15206,8 +15298,8 @@ def _figures_by_name(table: FactTable, rows: list[int],
     by_unit: dict[int, list[tuple[bytes, bytes]]] = {}
     by_unit_all = by_unit
     first_at: dict[int, int] = {}
-    for unit, row, at in zip(fig_unit, rows, fig_starts.tolist()):
-        by_unit.setdefault(unit, []).append(_figure_label(table, row, lowered))
+    for unit, label, at in zip(fig_unit, _figure_labels(table, rows, lowered), fig_starts.tolist()):
+        by_unit.setdefault(unit, []).append(label)
         first_at.setdefault(unit, at)
     with_figures = np.fromiter(sorted(by_unit), dtype=np.int64)
     many = [u for u, f in by_unit.items() if len(f) > _NAMED_FIGURES]
@@ -15357,7 +15449,10 @@ def _repaired_figures(before: dict[bytes, set[Any]], after: dict[bytes, set[Any]
         now = after.get(name)
         if now is None or now == was or len(was) > _NAMED_FIGURES or len(now) > _NAMED_FIGURES:
             continue
-        lost, gained = was - now, now - was
+        # (in one order, the figures' labels sorted: the sets' order is the hashes' of this
+        # process, so two runs, or native and reference, named other pairs of one trade: red
+        # team 131, F07; four figures a side at most)
+        lost, gained = sorted(was - now), sorted(now - was)
         for f in lost:
             for g in gained:
                 other = trades.get((g, f))
