@@ -15410,6 +15410,7 @@ def _requirement_readings(text: bytes) -> tuple[dict[tuple[bytes, ...], str],
     read = _ascii_comparisons(text)
     if b"|"[0] in read:
         read = _name_cells_joined(read)
+    read = _name_marks_blanked(read)
     for m in _requirement_matches(read, uncut, cut):
         written = m.group(0)
         if written not in seen:
@@ -15445,10 +15446,49 @@ def _name_cells_joined(text: bytes) -> bytes:
     return _NAME_CELL_ROW.sub(lambda m: m.group(1) + b" ", text) if _NAME_CELL_ROW_HINT.search(text) else text
 
 
-# a table row of two cells, a name (and extras) and a cell opening with a comparison before a digit
-_NAME_CELL_ROW_HINT = re.compile(rb"[A-Za-z0-9\]][ \t]*\|[ \t]*(?:[<>=!~]=?)")
-_NAME_CELL_ROW = re.compile(rb"^([ \t]*\|[ \t]*[A-Za-z](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?:\[[A-Za-z0-9._, \t-]*\])?[ \t]*)\|"
-                            rb"(?=[ \t]*(?:===|==|!=|~=|>=|<=|<|>)[ \t]*['\"]?v?[0-9](?:[^|\\\n]|\\[^\n])*\|[ \t]*$)", re.MULTILINE)
+# a table row of two cells, a name (and extras) and a cell opening with a comparison before a digit;
+# either may be in markdown's emphasis or a code span (``| **requests** | >=2.28,<3.0 |``: red team
+# 131, F08, the bold name's row was no requirement, a summary restating it was refused)
+_NAME_CELL_ROW_HINT = re.compile(rb"[A-Za-z0-9\]*_`][ \t]*\|[ \t]*[*_`]{0,3}(?:[<>=!~]=?)")
+_NAME_CELL_ROW = re.compile(rb"^([ \t]*\|[ \t]*[*_`]{0,3}[A-Za-z](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?:\[[A-Za-z0-9._, \t-]*\])?"
+                            rb"[*_`]{0,3}[ \t]*)\|"
+                            rb"(?=[ \t]*[*_`]{0,3}(?:===|==|!=|~=|>=|<=|<|>)[ \t]*['\"]?v?[0-9](?:[^|\\\n]|\\[^\n])*\|[ \t]*$)",
+                            re.MULTILINE)
+
+
+def _name_marks_blanked(text: bytes) -> bytes:
+    """``text`` with markdown's emphasis marks and a code span's backticks between a requirement's
+    name and its specifier set read as blanks (same length: offsets kept): ``**requests**>=2.28``,
+    ``requests **>=2.28**``, ``__django__<4.2``, `` `requests`>=2.28 `` are the requirements of
+    their plain forms. Red team 131, F08: the pattern read no requirement through them, so the
+    comparison flipped was accepted (a summary and a rewrite), where the plain form's was refused.
+    Only marks right before a comparison (and a digit), after a name's last byte (or its extras'
+    ``]``) and blanks: "**Note**: requests>=2.28" and ``x**2>=4`` read as before. A source and a
+    block are read the same way."""
+    if not (b"*"[0] in text or b"_"[0] in text or b"`"[0] in text):
+        return text
+    out: bytearray | None = None
+    for hit in _MARKS_BEFORE_COMPARISON.finditer(text):
+        start, end = hit.span()
+        j, low = start, max(start - _MARKS_BEHIND_NAME, 0)
+        while j > low and text[j - 1] in _MARK_OR_BLANK:
+            j -= 1
+        if j == 0 or text[j - 1] not in _NAME_LAST_BYTES:
+            continue
+        if out is None:
+            out = bytearray(text)
+        for k in range(j, end):
+            if out[k] in _MARK_OR_BLANK:
+                out[k] = 32  # (" ")
+    return text if out is None else bytes(out)
+
+
+# marks right before a comparison and a digit (:func:`_name_marks_blanked`); the bytes looked back
+# over from them for the name's last byte (marks and blanks: "**requests** **>=2.28**")
+_MARKS_BEFORE_COMPARISON = re.compile(rb"[*_`]{1,3}[ \t]*(?=(?:[<>]=?|[=!~]=)[ \t]*['\"]?v?[0-9])")
+_MARKS_BEHIND_NAME = 8
+_MARK_OR_BLANK = frozenset(b" \t*_`")
+_NAME_LAST_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789]")
 
 
 def _row_requirement_key(cell: re.Match[bytes], whole: re.Match[bytes]) -> tuple[bytes, ...]:
@@ -16087,7 +16127,7 @@ def _requirement_spans(text: bytes) -> list[tuple[int, int, tuple[bytes, ...]]]:
     ASCII reading has other offsets)."""
     if _has_unicode_comparison(text) and _ascii_comparisons(text) != text:
         return []
-    spans = [(m.start(), m.end(), _requirement_key(m)) for m in _requirement_matches(text)]
+    spans = [(m.start(), m.end(), _requirement_key(m)) for m in _requirement_matches(_name_marks_blanked(text))]
     if alternatives := _constraint_alternatives(text):
         # (Poetry's "^"/"~" alternatives: a requirement the pattern read inside one, of its first
         # comparisons, is none: the spans do not overlap)
