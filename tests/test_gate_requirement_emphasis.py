@@ -34,6 +34,11 @@ def changed(v) -> list:
     ("Requires _requests_>=2.28\n", "Requires _requests_>2.28\n", (summarize, rewrite)),
     ("Requires **requests** **>=2.28,<3**\n", "Requires **requests** **>=2.28,<4**\n", (summarize, rewrite)),
     ("Requires `requests[socks]`>=2.28\n", "Requires `requests[socks]`<2.28\n", (summarize, rewrite)),
+    # (marks between a comparison and its version, and around each clause of a set)
+    ("Requires **requests**>=**2.28**\n", "Requires **requests**<**2.28**\n", (summarize, rewrite)),
+    ("Requires **requests** >= **2.28**\n", "Requires **requests** < **2.28**\n", (summarize, rewrite)),
+    ("Requires requests>=`2.28`\n", "Requires requests<`2.28`\n", (summarize, rewrite)),
+    ("Requires **requests** **>=2.28**, **<3**\n", "Requires **requests** **>=2.28**, **>3**\n", (summarize, rewrite)),
     # (a lie with marks of a plain source, and a plain lie of a source with marks)
     ("Requires requests>=2.28\n", "Requires **requests**<2.28\n", (summarize,)),
     ("Requires **requests**>=2.28\n", "Requires requests<2.28\n", (summarize,)),
@@ -57,6 +62,11 @@ def test_a_requirement_with_marks_inside_changed_is_refused(source, lie, edits):
     ("Requires requests>=2.28\n", "Requires requests **>=2.28**\n", (summarize, rewrite)),
     ("Requires **requests**>=2.28\n", "Requires requests>=2.28\n", (summarize, rewrite)),
     ("Requires `requests`>=2.28\n", "Requires `requests` >= 2.28\n", (summarize, rewrite)),
+    ("Requires requests>=2.28\n", "Requires requests>=**2.28**\n", (summarize, rewrite)),
+    ("Requires requests>=2.28\n", "Requires requests >= `2.28`\n", (summarize, rewrite)),
+    ("Requires **requests** **>=2.28**, **<3**\n", "Requires requests>=2.28,<3\n", (summarize, rewrite)),
+    ("Requires **requests** **>=2.28**, **<3**\n", "Requires **requests** **>=2.28**\n", (summarize,)),  # fewer
+    ("**Python**, **>=3.8**\n", "**Python**, **>=3.8**!\n", (summarize, rewrite)),
     ("Use __django__<4.2 here\n", "Use __django__ < 4.2 here\n", (summarize, rewrite)),
     ("Use django<4.2 here\n", "Use *django*<4.2 here\n", (summarize, rewrite)),
     ("| requests | >=2.28,<3.0 |\n", "| **requests** | >=2.28,<3.0 |\n", (summarize, rewrite)),
@@ -79,6 +89,9 @@ def test_the_marks_read_as_blanks():
         assert set(_requirements(text)) == {REQ}, text
         assert len(_name_marks_blanked(text)) == len(text)   # (offsets kept)
     assert set(_requirements(b"__django__<4.2")) == {(b"django", b"", b"<", b"4.2")}
+    assert set(_requirements(b"requests>=**2.28**")) == {REQ}
+    assert set(_requirements(b"**requests** **>=2.28**, **<3**")) == {REQ[:2] + (b"<", b"3") + REQ[2:]}
+    assert set(_requirements(b"**Python**, **>=3.8**")) == set()   # (a "," after a name: no requirement)
     # (the span from the name to the last clause, of the text as written)
     assert _requirement_spans(b"x **requests**>=2.28") == [(4, 20, REQ)]
     # (marks after no name, or before no comparison and digit: as written)

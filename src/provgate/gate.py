@@ -4423,7 +4423,7 @@ class _Check:
         # (the blocks joined asked for a comparison's signs first: the hint's search of each
         # block reads ~0.2 GB/s, and most edits hold none)
         joined = b"\n".join(texts.values())
-        asked = [j for j, t in texts.items() if _REQUIREMENT_HINT.search(t)] if _may_hold_requirement(joined) else []
+        asked = [j for j, t in texts.items() if _MARKED_REQUIREMENT_HINT.search(t)] if _may_hold_requirement(joined) else []
         if len(asked) < len(texts):
             # (an environment marker's string comparison, red team 118 F22: the blocks left asked
             # as one text first, most edits' none)
@@ -15330,6 +15330,9 @@ _REQ_CLAUSE = re.compile(rb"(" + _REQ_OP + rb")[ \t]*['\"]?(v?[0-9](?:[A-Za-z0-9
 # (a comparison: ==, !=, ~=, <=, >=, < or >; led by one set of bytes, which the engine scans for,
 # three times as fast as an alternation of the operators)
 _REQUIREMENT_HINT = re.compile(rb"""[<>=!~](?:(?<=[<>])=?|=)[ \t(]*['"]?v?[0-9]""")
+# (and with markdown's emphasis or a backtick between the comparison and the digit, which
+# _name_marks_blanked reads as blanks, "requests>=**2.28**": the blocks a check reads; red team 131, F08)
+_MARKED_REQUIREMENT_HINT = re.compile(rb"""[<>=!~](?:(?<=[<>])=?|=)[ \t(*_`]*['"]?v?[0-9]""")
 
 
 def _may_hold_requirement(text: bytes) -> bool:
@@ -15473,14 +15476,24 @@ def _name_marks_blanked(text: bytes) -> bytes:
     """``text`` with markdown's emphasis marks and a code span's backticks between a requirement's
     name and its specifier set read as blanks (same length: offsets kept): ``**requests**>=2.28``,
     ``requests **>=2.28**``, ``__django__<4.2``, `` `requests`>=2.28 `` are the requirements of
-    their plain forms. Red team 131, F08: the pattern read no requirement through them, so the
-    comparison flipped was accepted (a summary and a rewrite), where the plain form's was refused.
+    their plain forms, and so are ``requests>=**2.28**`` and ``requests < `2.28` `` (marks between
+    a comparison and its version). Red team 131, F08: the pattern read no requirement through
+    them, so the comparison flipped was accepted (a summary and a rewrite), where the plain
+    form's was refused.
     Only marks right before a comparison (and a digit), after a name's last byte (or its extras'
-    ``]``) and blanks: "**Note**: requests>=2.28" and ``x**2>=4`` read as before. A source and a
+    ``]``, or a version's and ``,``: ``**>=2.28**, **<3**``) and blanks: "**Note**: requests>=2.28" and ``x**2>=4`` read as before. A source and a
     block are read the same way."""
     if not (b"*"[0] in text or b"_"[0] in text or b"`"[0] in text):
         return text
     out: bytearray | None = None
+    for hit in _MARKS_AFTER_COMPARISON.finditer(text):
+        # (between a comparison and its version: "requests>=**2.28**", "requests < `2.28`")
+        if out is None:
+            out = bytearray(text)
+        out[hit.start(1):hit.end(1)] = b" " * (hit.end(1) - hit.start(1))
+    if out is not None:
+        text = bytes(out)
+        out = None
     for hit in _MARKS_BEFORE_COMPARISON.finditer(text):
         start, end = hit.span()
         j, low = start, max(start - _MARKS_BEHIND_NAME, 0)
@@ -15491,16 +15504,19 @@ def _name_marks_blanked(text: bytes) -> bytes:
         if out is None:
             out = bytearray(text)
         for k in range(j, end):
-            if out[k] in _MARK_OR_BLANK:
+            if out[k] in _MARKS:
                 out[k] = 32  # (" ")
     return text if out is None else bytes(out)
 
 
-# marks right before a comparison and a digit (:func:`_name_marks_blanked`); the bytes looked back
-# over from them for the name's last byte (marks and blanks: "**requests** **>=2.28**")
+# marks right after a comparison, before a digit, and right before a comparison and a digit
+# (:func:`_name_marks_blanked`); the bytes looked back over from the latter for the name's last
+# byte (marks and blanks: "**requests** **>=2.28**")
+_MARKS_AFTER_COMPARISON = re.compile(rb"(?:[<>]=?|[=!~]=)[ \t]*([*_`]{1,3})(?=[ \t]*['\"]?v?[0-9])")
 _MARKS_BEFORE_COMPARISON = re.compile(rb"[*_`]{1,3}[ \t]*(?=(?:[<>]=?|[=!~]=)[ \t]*['\"]?v?[0-9])")
 _MARKS_BEHIND_NAME = 8
-_MARK_OR_BLANK = frozenset(b" \t*_`")
+_MARK_OR_BLANK = frozenset(b" \t*_`,")  # (and a clause's ",": "**>=2.28**, **<3**")
+_MARKS = frozenset(b"*_`")
 _NAME_LAST_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789]")
 
 
