@@ -87,10 +87,10 @@ def test_the_finding_s_message_is_gone_and_the_lie_s_remains():
 def test_a_table_row_is_read_as_its_cells():
     row = _requirements(b"| requests>=2.28 | >=3.8 |\n")
     assert row == {(b"requests", b"", b">=", b"2.28"): "requests>=2.28",
-                   (b"requests", b"", b">=", b"2.28", b"|", b">=3.8"): "requests>=2.28 | >=3.8"}
-    # (after blanks; a tab is a blank; the cells after it, blanks dropped)
+                   (b"requests", b"", b">=", b"2.28", b"|", b">=3.8"): "| requests>=2.28 | >=3.8 |"}
+    # (after blanks; a tab is a blank; each other cell's comparisons, blanks dropped, sorted)
     assert set(_requirements(b"  |\trequests>=2.28\t| >=3.8 | < 4 |")) == {
-        (b"requests", b"", b">=", b"2.28"), (b"requests", b"", b">=", b"2.28", b"|", b">=3.8|<4")}
+        (b"requests", b"", b">=", b"2.28"), (b"requests", b"", b">=", b"2.28", b"|", b"<4", b"|", b">=3.8")}
     # (not a table's row: Poetry's "or", as tables2 read it, and the row's reading apart, which
     # states it too: a row off a line start, red team 130a F02; a source states both)
     poetry = {(b"requests", b"", b"||", b">=2.28", b"||", b">=3.8")}
@@ -296,3 +296,84 @@ def test_the_readings_of_f02_f07_f08_stay_linear(monkeypatch, make):
         found = _requirements(make(n))
         assert counting.calls <= 3 * n + 1
         assert len(found) >= n
+
+
+# red team 130a, F03: the row bound a requirement's cell only to the comparisons of the cells right
+# after it, so a python constraint moved between rows was accepted in a summary when another column
+# stood between, the python column came first, an empty column was inserted, or the cell held a word.
+# A row binds every other cell's comparisons to its requirement, whatever their order (docs/gate.md).
+OWNED = "| requirement | owner | python |\n|---|---|---|\n| requests>=2.28 | api-team | >=3.8 |\n| urllib3<2 | infra | >=3.7 |\n"
+FIRST = "| python | requirement |\n|---|---|\n| >=3.8 | requests>=2.28 |\n| >=3.7 | urllib3<2 |\n"
+
+
+@pytest.mark.parametrize("source, lie", [
+    (TABLE, _swap(TABLE)),                                                               # the control: adjacent
+    (OWNED, _swap(OWNED)),                                                               # a column between
+    (FIRST, _swap(FIRST)),                                                               # the python column first
+    (TABLE, "| requirement | | python |\n|---|---|---|\n| requests>=2.28 | | >=3.7 |\n| urllib3<2 | | >=3.8 |\n"),
+    (TABLE, "| requests>=2.28 | py >=3.7 |\n| urllib3<2 | py >=3.8 |\n"),                 # a word in the cell
+    (TABLE, _swap(FIRST)),                                                               # columns swapped, re-paired
+    (OWNED, "| >=3.8 | urllib3<2 |\n| >=3.7 | requests>=2.28 |\n"),                     # rows reordered, re-paired
+    (TABLE, "| requests>=2.28 | >=3.8, <4 |\n"),                                         # a clause added to the cell
+])
+def test_a_row_re_paired_whatever_its_cells_order_is_refused(source, lie):
+    for edit in (summarize, rewrite):
+        v = edit(source, lie)
+        assert not v.accepted, edit.__name__
+        assert changed(v), edit.__name__
+
+
+@pytest.mark.parametrize("source, text, edits", [
+    # (columns swapped: summaries; a rewrite so is refused by the in-place trade rule, on main too)
+    (TABLE, FIRST, (summarize,)),
+    (FIRST, TABLE, (summarize,)),                                                        # refused on main
+    (OWNED, TABLE, (summarize,)),                                                        # a column dropped
+    (OWNED, FIRST, (summarize,)),
+    (TABLE, OWNED.replace("api-team", "api").replace("infra", "ops"), (summarize,)),    # a column added
+    (OWNED, "| urllib3<2 | infra | >=3.7 |\n| requests>=2.28 | api-team | >=3.8 |\n", (summarize, rewrite)),
+    (OWNED, "requests>=2.28 needs python >=3.8; urllib3<2 needs >=3.7.\n", (summarize,)),  # rows -> prose
+    (TABLE, "| requests>=2.28 | py >=3.8 |\n| urllib3<2 | py >=3.7 |\n", (summarize,)),   # a word in the cell
+    (TABLE, "| requests>=2.28 | | >=3.8 |\n| urllib3<2 | | >=3.7 |\n", (summarize, rewrite)),
+    ("| requests>=2.28 | >=3.8 | <4 |\n", "| requests>=2.28 | >=3.8 |\n", (summarize,)),   # a summary names fewer
+])
+def test_a_row_kept_whatever_its_cells_order_is_accepted(source, text, edits):
+    for edit in edits:
+        assert_accepted(edit(source, text))
+
+
+def test_a_row_binds_each_other_cell():
+    key = (b"requests", b"", b">=", b"2.28", b"|", b">=3.8")
+    for row in (b"| requests>=2.28 | >=3.8 |", b"| >=3.8 | requests>=2.28 |", b"| requests>=2.28 | api | >=3.8 |",
+                b"| requests>=2.28 | | >=3.8 |", b"| requests>=2.28 | py >= 3.8.0 |", b"| **>=3.8** | `requests>=2.28` |"):
+        assert key in set(_requirements(row)), row
+    # (each requirement of a row is bound to the other cells, another requirement's among them)
+    assert set(_requirements(b"| requests>=2.28 | urllib3<2 |")) >= {
+        (b"requests", b"", b">=", b"2.28", b"|", b"<2"), (b"urllib3", b"", b"<", b"2", b"|", b">=2.28")}
+    # (no other cell with a comparison: the cell alone)
+    assert set(_requirements(b"| requests>=2.28 | api-team | py3.8 |")) == {(b"requests", b"", b">=", b"2.28")}
+
+
+@pytest.mark.parametrize("make", [
+    lambda n: b"| " + b"".join(b"a%d>=1 | x | >=2 | " % i for i in range(n)) + b"\n",  # one long row
+    lambda n: b"".join(b"| >=2 | a%d>=1 | x |\n" % i for i in range(n)),             # n rows
+])
+def test_a_row_s_cells_are_read_once(monkeypatch, make):
+    # (linear: a row's cells are read once, however many requirements it holds; a row of more
+    # cells with comparisons than the bound binds each requirement to all of them, one tuple)
+    counting = _CountingFunction(gate_module._row_cell_text)
+    monkeypatch.setattr(gate_module, "_row_cell_text", counting)
+    for n in (50, 400):
+        counting.calls = 0
+        text = make(n)
+        found = _requirements(text)
+        assert counting.calls <= 3 * n + 1
+        assert len(found) >= n
+
+
+class _CountingFunction:
+    def __init__(self, fn):
+        self.fn, self.calls = fn, 0
+
+    def __call__(self, *args):
+        self.calls += 1
+        return self.fn(*args)

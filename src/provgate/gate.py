@@ -4425,7 +4425,7 @@ class _Check:
         # (the blocks joined asked for a comparison's signs first: the hint's search of each
         # block reads ~0.2 GB/s, and most edits hold none)
         joined = b"\n".join(texts.values())
-        asked = [j for j, t in texts.items() if _REQUIREMENT_HINT.search(t)] if _may_hold_requirement(joined) else []
+        asked = [j for j, t in texts.items() if _MARKED_REQUIREMENT_HINT.search(t)] if _may_hold_requirement(joined) else []
         if len(asked) < len(texts):
             # (an environment marker's string comparison, red team 118 F22: the blocks left asked
             # as one text first, most edits' none)
@@ -15554,6 +15554,9 @@ _REQ_CLAUSE = re.compile(rb"(" + _REQ_OP + rb")[ \t]*['\"]?(v?[0-9](?:[A-Za-z0-9
 # (a comparison: ==, !=, ~=, <=, >=, < or >; led by one set of bytes, which the engine scans for,
 # three times as fast as an alternation of the operators)
 _REQUIREMENT_HINT = re.compile(rb"""[<>=!~](?:(?<=[<>])=?|=)[ \t(]*['"]?v?[0-9]""")
+# (and with markdown's emphasis or a backtick between the comparison and the digit, which
+# _name_marks_blanked reads as blanks, "requests>=**2.28**": the blocks a check reads; red team 131, F08)
+_MARKED_REQUIREMENT_HINT = re.compile(rb"""[<>=!~](?:(?<=[<>])=?|=)[ \t(*_`]*['"]?v?[0-9]""")
 
 
 def _may_hold_requirement(text: bytes) -> bool:
@@ -15628,25 +15631,39 @@ def _requirement_readings(text: bytes) -> tuple[dict[tuple[bytes, ...], str],
     a line start was refused as an "or" its source, a table, did not state)."""
     out: dict[tuple[bytes, ...], str] = {}
     seen: set[bytes] = set()  # (a requirement written again the same way: its key once)
-    uncut: dict[int, re.Match[bytes]] = {}
     cut: dict[int, re.Match[bytes]] = {}
     rows: dict[tuple[bytes, ...], tuple[tuple[tuple[bytes, ...], str], ...]] = {}
     read = _ascii_comparisons(text)
-    if b"|"[0] in read:
+    table = b"|"[0] in read
+    if table:
         read = _name_cells_joined(read)
-    for m in _requirement_matches(read, uncut, cut):
+    read = _name_marks_blanked(read)
+    lines: list[tuple[int, int]] | None = None  # (a markdown table's rows: found once, if needed)
+    cells: dict[int, tuple[list[int], list[bytes | None], tuple[bytes, ...] | None]] = {}
+    row_said: dict[int, str] = {}
+    for m in _requirement_matches(read, None, cut):
         written = m.group(0)
         if written not in seen:
             seen.add(written)
             out.setdefault(_requirement_key(m), written.decode("utf-8", "replace"))
-        if uncut and (whole := uncut.get(m.start())) is not None and whole.group(0) not in seen:
-            # (a requirement's cell on a markdown table's row, and the comparisons of the cells
-            # after it: the row binds them, "| requests>=2.28 | >=3.8 |" is requests for python
-            # >=3.8. Its key is the cell's, then b"|" and those cells' bytes without blanks: the
-            # cell alone is stated by the row, a row whose other cells changed is another
-            # requirement, as the "or" reading of tables2 had it: red team 129, F05)
-            seen.add(whole.group(0))
-            out.setdefault(_row_requirement_key(m, whole), whole.group(0).decode("utf-8", "replace"))
+        if table:
+            # (a requirement's cell on a markdown table's row, and the comparisons of the row's
+            # other cells, before it or after it, next to it or not: the row binds them, "|
+            # requests>=2.28 | >=3.8 |" is requests for python >=3.8, and so is "| >=3.8 | api |
+            # requests>=2.28 |". Its key is the cell's, then b"|" and each such cell's
+            # comparisons (:func:`_row_cells_key`): the cell alone is stated by the row, a row
+            # whose other cells changed is another requirement: red team 129, F05; red team
+            # 130a, F03, where only the cells right after it were bound)
+            if lines is None:
+                lines = [line.span() for line in _TABLE_ROW_LINE.finditer(read)]
+            i = bisect.bisect_right(lines, (m.start(), len(read))) - 1
+            if i >= 0 and lines[i][0] <= m.start() < lines[i][1]:
+                key = _row_binding_key(m, read, lines[i], cells)
+                if key is not None and key not in out:
+                    said = row_said.get(i)  # (the row's text: decoded once a row, however many it holds)
+                    if said is None:
+                        said = row_said[i] = read[lines[i][0]:lines[i][1]].strip().decode("utf-8", "replace")
+                    out[key] = said
         if cut and (part := cut.get(m.start())) is not None:
             rows.setdefault(_requirement_key(m), (
                 (_requirement_key(part), part.group(0).decode("utf-8", "replace")),
@@ -15669,22 +15686,114 @@ def _name_cells_joined(text: bytes) -> bytes:
     return _NAME_CELL_ROW.sub(lambda m: m.group(1) + b" ", text) if _NAME_CELL_ROW_HINT.search(text) else text
 
 
-# a table row of two cells, a name (and extras) and a cell opening with a comparison before a digit
-_NAME_CELL_ROW_HINT = re.compile(rb"[A-Za-z0-9\]][ \t]*\|[ \t]*(?:[<>=!~]=?)")
-_NAME_CELL_ROW = re.compile(rb"^([ \t]*\|[ \t]*[A-Za-z](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?:\[[A-Za-z0-9._, \t-]*\])?[ \t]*)\|"
-                            rb"(?=[ \t]*(?:===|==|!=|~=|>=|<=|<|>)[ \t]*['\"]?v?[0-9](?:[^|\\\n]|\\[^\n])*\|[ \t]*$)", re.MULTILINE)
+# a table row of two cells, a name (and extras) and a cell opening with a comparison before a digit;
+# either may be in markdown's emphasis or a code span (``| **requests** | >=2.28,<3.0 |``: red team
+# 131, F08, the bold name's row was no requirement, a summary restating it was refused)
+_NAME_CELL_ROW_HINT = re.compile(rb"[A-Za-z0-9\]*_`][ \t]*\|[ \t]*[*_`]{0,3}(?:[<>=!~]=?)")
+_NAME_CELL_ROW = re.compile(rb"^([ \t]*\|[ \t]*[*_`]{0,3}[A-Za-z](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?:\[[A-Za-z0-9._, \t-]*\])?"
+                            rb"[*_`]{0,3}[ \t]*)\|"
+                            rb"(?=[ \t]*[*_`]{0,3}(?:===|==|!=|~=|>=|<=|<|>)[ \t]*['\"]?v?[0-9](?:[^|\\\n]|\\[^\n])*\|[ \t]*$)",
+                            re.MULTILINE)
+
+
+def _name_marks_blanked(text: bytes) -> bytes:
+    """``text`` with markdown's emphasis marks and a code span's backticks between a requirement's
+    name and its specifier set read as blanks (same length: offsets kept): ``**requests**>=2.28``,
+    ``requests **>=2.28**``, ``__django__<4.2``, `` `requests`>=2.28 `` are the requirements of
+    their plain forms, and so are ``requests>=**2.28**`` and ``requests < `2.28` `` (marks between
+    a comparison and its version). Red team 131, F08: the pattern read no requirement through
+    them, so the comparison flipped was accepted (a summary and a rewrite), where the plain
+    form's was refused.
+    Only marks right before a comparison (and a digit), after a name's last byte (or its extras'
+    ``]``, or a version's and ``,``: ``**>=2.28**, **<3**``) and blanks: "**Note**: requests>=2.28" and ``x**2>=4`` read as before. A source and a
+    block are read the same way."""
+    if not (b"*"[0] in text or b"_"[0] in text or b"`"[0] in text):
+        return text
+    out: bytearray | None = None
+    for hit in _MARKS_AFTER_COMPARISON.finditer(text):
+        # (between a comparison and its version: "requests>=**2.28**", "requests < `2.28`")
+        if out is None:
+            out = bytearray(text)
+        out[hit.start(1):hit.end(1)] = b" " * (hit.end(1) - hit.start(1))
+    if out is not None:
+        text = bytes(out)
+        out = None
+    for hit in _MARKS_BEFORE_COMPARISON.finditer(text):
+        start, end = hit.span()
+        j, low = start, max(start - _MARKS_BEHIND_NAME, 0)
+        while j > low and text[j - 1] in _MARK_OR_BLANK:
+            j -= 1
+        if j == 0 or text[j - 1] not in _NAME_LAST_BYTES:
+            continue
+        if out is None:
+            out = bytearray(text)
+        for k in range(j, end):
+            if out[k] in _MARKS:
+                out[k] = 32  # (" ")
+    return text if out is None else bytes(out)
+
+
+# marks right after a comparison, before a digit, and right before a comparison and a digit
+# (:func:`_name_marks_blanked`); the bytes looked back over from the latter for the name's last
+# byte (marks and blanks: "**requests** **>=2.28**")
+_MARKS_AFTER_COMPARISON = re.compile(rb"(?:[<>]=?|[=!~]=)[ \t]*([*_`]{1,3})(?=[ \t]*['\"]?v?[0-9])")
+_MARKS_BEFORE_COMPARISON = re.compile(rb"[*_`]{1,3}[ \t]*(?=(?:[<>]=?|[=!~]=)[ \t]*['\"]?v?[0-9])")
+_MARKS_BEHIND_NAME = 8
+_MARK_OR_BLANK = frozenset(b" \t*_`,")  # (and a clause's ",": "**>=2.28**, **<3**")
+_MARKS = frozenset(b"*_`")
+_NAME_LAST_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789]")
 
 
 def _row_requirement_key(cell: re.Match[bytes], whole: re.Match[bytes]) -> tuple[bytes, ...]:
-    """The key of a table row's requirement: the cell's (``cell``, the match cut at its column
-    edge), then b"|" and the bytes of the cells after it in ``whole`` (the match run on) without
-    blanks (:func:`_requirement_readings`)."""
-    return _requirement_key(cell) + (b"|", _ROW_EDGE_MARKS.sub(b"|", b"".join(whole.string[cell.end():whole.end()].split()))[1:])
+    """The key of a table row's requirement read off a table's row (a row quoted in a sentence,
+    blockquoted, without outer pipes): the cell's (``cell``, the match cut at its column edge),
+    then b"|" and each cell's comparisons after it in ``whole`` (the match run on), as
+    :func:`_row_binding_key` reads a row's (:func:`_requirement_readings`)."""
+    return _requirement_key(cell) + _row_cells_key(
+        [_row_cell_text(c) for c in _COLUMN_EDGE.split(whole.string[cell.end():whole.end()])])
 
 
-# a column edge with markdown's emphasis marks around it, blanks dropped ("**|**"): the row key's
-# "|" (a cell in bold, "| **requests>=2.28** | >=3.8 |", binds the cells after it; red team 130a F07)
-_ROW_EDGE_MARKS = re.compile(rb"[*_]*\|[*_]*")
+def _row_binding_key(m: re.Match[bytes], text: bytes, line: tuple[int, int],
+                     cells: dict[int, tuple[list[int], list[bytes | None], tuple[bytes, ...] | None]]
+                     ) -> tuple[bytes, ...] | None:
+    """The key of requirement ``m`` on the markdown table row ``line`` of ``text``: its own,
+    then b"|" and the comparisons of each other cell of the row that holds one
+    (:func:`_row_cell_text`), sorted: the row binds its cells whatever their order (red team
+    130a, F03); None, no other cell holds one. The row's cells are read once (``cells``, by the
+    row's start); of a row of more than ``_ROW_CELLS_BOUND`` such cells, every requirement's key
+    holds all of them, its own cell's too, as one text (built once: linear; and fails closed)."""
+    row = cells.get(line[0])
+    if row is None:
+        starts = [line[0]] + [edge.end() for edge in _COLUMN_EDGE.finditer(text, line[0], line[1])]
+        ends = starts[1:] + [line[1]]
+        texts = [_row_cell_text(text[a:b]) for a, b in zip(starts, ends)]
+        held = [t for t in texts if t is not None]
+        row = cells[line[0]] = (starts, texts, (b"|", b"|".join(sorted(held))) if len(held) > _ROW_CELLS_BOUND else None)
+    starts, texts, every = row
+    if every is not None:
+        return _requirement_key(m) + every
+    own = bisect.bisect_right(starts, m.start()) - 1
+    others = [t for k, t in enumerate(texts) if k != own and t is not None]
+    return _requirement_key(m) + _row_cells_key(others) if others else None
+
+
+def _row_cell_text(cell: bytes) -> bytes | None:
+    """The comparisons of a table's cell, as pip compares them (:func:`_clause_text`), sorted
+    and joined by ",", Poetry's alternatives by "||" (sorted): ``py >=3.8`` is ``>=3.8``; None,
+    it holds none (a comparison before a digit)."""
+    if not _REQUIREMENT_HINT.search(cell):
+        return None
+    alternatives = {b",".join(sorted({_clause_text(op, v) for op, v in _REQ_CLAUSE.findall(a)}))
+                    for a in _ALTERNATIVES.split(cell)} - {b""}
+    return b"||".join(sorted(alternatives)) if alternatives else None
+
+
+def _row_cells_key(texts: list[bytes | None]) -> tuple[bytes, ...]:
+    """The pairs (b"|", a cell's comparisons) of ``texts`` (:func:`_row_cell_text`), sorted."""
+    return tuple(x for t in sorted(t for t in texts if t is not None) for x in (b"|", t))
+
+
+_ROW_CELLS_BOUND = 16  # (a row's cells holding a comparison a requirement's key names apart)
 
 
 # an environment marker's comparison of a string (PEP 508: ``sys_platform == 'linux'``,
@@ -16311,7 +16420,7 @@ def _requirement_spans(text: bytes) -> list[tuple[int, int, tuple[bytes, ...]]]:
     ASCII reading has other offsets)."""
     if _has_unicode_comparison(text) and _ascii_comparisons(text) != text:
         return []
-    spans = [(m.start(), m.end(), _requirement_key(m)) for m in _requirement_matches(text)]
+    spans = [(m.start(), m.end(), _requirement_key(m)) for m in _requirement_matches(_name_marks_blanked(text))]
     if alternatives := _constraint_alternatives(text):
         # (Poetry's "^"/"~" alternatives: a requirement the pattern read inside one, of its first
         # comparisons, is none: the spans do not overlap)
