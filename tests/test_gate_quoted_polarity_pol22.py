@@ -82,3 +82,25 @@ def test_that_old_runnable_thing_after_the_block_denies_it(line):
     "Good. Never run that other script, though."])
 def test_that_old_thing_that_is_no_block_is_another(line):
     assert_accepted(_summarize("Run this:\n" + FENCE + line + "\n"))
+
+
+# red team 131b's a4: a line ending in ":" over 256 bytes, its negation before the 256 bytes the
+# clause reader reads and no clause break in them (a regex's 64-word run refused only some)
+_PAD = "on the shared build hosts that the platform team keeps for the nightly jobs"
+
+
+@pytest.mark.parametrize("line", [
+    "Never run that host script " + " and ".join([_PAD] * 5) + ":",
+    "Never run that host script " + " and ".join([_PAD.replace("shared", "'shared'")] * 5) + ":",
+    "Do not run that host script " + " and ".join([_PAD] * 9) + ":"])
+def test_a_long_line_ending_in_a_colon_with_its_negation_unread_falls_back_to_the_word_test(line):
+    assert 256 < len(line.encode()) <= 1024
+    _refused(line + "\n" + FENCE)
+
+
+@pytest.mark.parametrize("line", [
+    "Run that host script " + " and ".join([_PAD] * 5) + ":",
+    "Don't worry about that host script " + " and ".join([_PAD] * 5) + ", just run this:"])
+def test_a_long_honest_line_ending_in_a_colon_is_accepted(line):
+    assert 256 < len(line.encode()) <= 1024
+    assert_accepted(_summarize(line + "\n" + FENCE))

@@ -12516,6 +12516,14 @@ def _fence_cut_sentence_denies(text: bytes, start: int, end: int, depth: int) ->
             return True
         if len(sentence) <= 256:
             return False
+        if not cut and (tail := sentence.rstrip(b" \t*_")).endswith(b":") \
+                and _FENCE_TOKEN_BREAK.search(tail, len(tail) - 257, len(tail) - 1) is None \
+                and not _negates_another_verb(_words_of_clause(sentence)):
+            # (a line ending in ":" is read for a negation over it only in its last 256 bytes
+            # (:func:`_clause_negated_before`): with no clause break in them, the negation may
+            # stand before, "Never run that host script <...>:", red team 131b's a4; not a
+            # negation of another verb, as that read frees it: "Don't worry if <...> run this:")
+            cut.append(True)
         if not cut and _FENCE_DANGLING_DENIAL.search(sentence.replace(b"\xe2\x80\x99", b"'")) is None:
             return False
         # (a read the short reading bounds stopped short, an act's walk back or the words before
