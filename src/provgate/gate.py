@@ -13155,6 +13155,7 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes], 
     tokens = [(m.group(), m.start(), m.end()) for m in _FENCE_TOKEN.finditer(text, lo, hi)]
     passives: list[tuple[int, bytes]] | None = None  # (the passive acts, read once: red team 130b, F03's reads)
     twice: list[bool] | None = None
+    stops: list[int] | None = None
     for n in range(len(tokens) - 1, -1, -1):
         word = tokens[n][0]
         if word == b"so" and n > 0 and tokens[n - 1][0] in (b"do", b"does", b"doing") and (
@@ -13219,8 +13220,28 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes], 
         limited = twice[n + 1]
         # an act of doing before the pointer in its clause, the nearest ("never run or share this")
         joined = False  # (a joiner passed: "edit or share this")
+        if stops is None:
+            # (the nearest token at or before each that the walk below reads: a joiner, a break,
+            # an -ing, a "do", an act; the words between do nothing in it and are stepped over,
+            # read once a sentence: red team 131b, F06, 30 fences under 1 KB lines of pointer words
+            # walked 64 words back from each pointer)
+            stops = []
+            last = -1
+            for i, (t, _, _) in enumerate(tokens):
+                if t in (b"or", b"nor", b"and") or not t[:1].isalnum() or t.endswith(b"ing") or t in (
+                        b"do", b"does", b"did", b"done") or (
+                        (v := t.rpartition(b"-")[2]) not in _FENCE_POINTS_BELOW and v not in _FENCE_POINTS_ABOVE
+                        and _act_stem(v) in _FENCE_ACTS):
+                    last = i
+                stops.append(last)
         # (the nearest act within :data:`_FENCE_ACT_REACH` tokens: a linear read of a long sentence)
-        for j in range(n - 1, max(n - _FENCE_ACT_REACH, 0) - 1, -1):
+        floor = max(n - _FENCE_ACT_REACH, 0)
+        reached = True
+        j = n - 1
+        while j >= floor:
+            j = stops[j]
+            if j < floor:
+                break
             w = tokens[j][0]
             if w in (b"or", b"nor", b"and"):
                 joined = True
@@ -13230,28 +13251,32 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes], 
                 if w == b"," and (j == n - 1 or joined or tokens[j + 1][0] in (b"or", b"nor", b"and")) and not (
                         j == n - 1 and n + 1 < len(tokens) and tokens[n + 1][0] in _SUBJECT_OF
                         and any(t[0] == b"be" for t in tokens[n + 2:])):
+                    j -= 1
                     continue  # (not a pointer that opens a passive clause of its own: "Since it has no
                     # dry-run mode, this must never be run.", red team 129, F01, took "dry-run" for its
                     # act; "Do not run, this is dangerous:" still takes "run")
+                reached = False
                 break
             if j > 0 and w.endswith(b"ing") and tokens[j - 1][0] in _FENCE_NOT_OBJECT:
+                reached = False
                 break  # (an act before or after another: "Nobody has had issues after running this.": red team 128, F09)
             if w in (b"do", b"does", b"did", b"done", b"doing") and tokens[j + 1][0] in _FENCE_DO_AUXILIARY and not all(
                     tokens[i][0] in _FENCE_DO_ADVERBS for i in range(j + 1, n)):
                 # (adverbs alone between it and the pointer leave it the act: "Don't do even this.",
                 # red team 129, F07)
+                j -= 1
                 continue  # (an auxiliary: "did not expect that"; "don't do this", "don't do the following" is the act)
             # (a hyphenated verb is its last part: "re-run", "force-push", "copy-paste", "dry-run":
             # red team 128, F01, read as no act)
             w = w.rpartition(b"-")[2]
             if w not in _FENCE_POINTS_BELOW and w not in _FENCE_POINTS_ABOVE and _act_stem(w) in _FENCE_ACTS:
                 return w, tokens[j][2], limited, False
-        else:
-            if cut is not None and n > _FENCE_ACT_REACH:
-                # (the walk's own bound reached, the act maybe further back: "Never run <35 words>
-                # 'x' <35 words> this:", red team 131b, F04, which a separate count of the words
-                # missed at a byte that is no token)
-                cut.append(True)
+            j -= 1
+        if reached and cut is not None and n > _FENCE_ACT_REACH:
+            # (the walk's own bound reached, the act maybe further back: "Never run <35 words>
+            # 'x' <35 words> this:", red team 131b, F04, which a separate count of the words
+            # missed at a byte that is no token)
+            cut.append(True)
         # or a passive after it, across commas ("this should never, ever be run")
         if passives is None:
             passives = []
