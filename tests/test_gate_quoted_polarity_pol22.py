@@ -8,8 +8,8 @@ import pytest
 from gate_helpers import assert_accepted
 from test_gate_quoted_polarity_pol20 import FENCE, _refused, _summarize
 
-_WORDS = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon "
-          "phi chi psi omega ").split() * 4
+_WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu", "nu",
+          "xi", "omicron", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega"] * 4
 
 
 def _w(n: int) -> str:
