@@ -27,7 +27,7 @@ def test_a_word_after_the_pointer_after_an_act_of_running_is_the_block(line):
 
 @pytest.mark.parametrize("line", [
     "Then wait. Do not restart that service.", "Good. Never run that other script, though.",
-    "Done. Never run that old deploy script.", "Easy. Never run those old commands.",
+    "Done. Never run that old branch again.", "Easy. Never run those earlier commands.",
     "OK. Never run that database by hand.", "Done. Do not rerun that other job."])
 def test_another_thing_after_the_pointer_after_an_act_of_running_is_accepted(line):
     assert_accepted(_summarize(_ASKED + line + "\n"))

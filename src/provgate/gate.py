@@ -12696,16 +12696,26 @@ def _fence_cut_sentence_denies(text: bytes, start: int, end: int, depth: int) ->
         # (read as a short one is, up to a bound: red team 130b, F03, a long honest sentence with
         # any negation and any pointer word, "Run this <...>, since it does not touch any data.",
         # was refused by the word test below)
-        if _fence_instruction_negated(sentence, _FENCE_POINTER_BELOW, depth):
+        cut: list[bool] = []
+        if _fence_instruction_negated(sentence, _FENCE_POINTER_BELOW, depth, cut=cut):
             return True
         if len(sentence) <= 256:
             return False
-        if _FENCE_LONG_CLAUSE.search(sentence) is None and _FENCE_DANGLING_DENIAL.search(
-                sentence.replace(b"\xe2\x80\x99", b"'")) is None:
+        if not cut and (tail := sentence.rstrip(b" \t*_")).endswith(b":") \
+                and _FENCE_TOKEN_BREAK.search(tail, len(tail) - 257, len(tail) - 1) is None \
+                and not _negates_another_verb(_words_of_clause(sentence)):
+            # (a line ending in ":" is read for a negation over it only in its last 256 bytes
+            # (:func:`_clause_negated_before`): with no clause break in them, the negation may
+            # stand before, "Never run that host script <...>:", red team 131b's a4; not a
+            # negation of another verb, as that read frees it: "Don't worry if <...> run this:")
+            cut.append(True)
+        if not cut and _FENCE_DANGLING_DENIAL.search(sentence.replace(b"\xe2\x80\x99", b"'")) is None:
             return False
-        # (a clause longer than the act's reach was read in part, or a denial set off by a comma
-        # before an aside, "Do not, <...>, run this:", which the short reading leaves: the word test
-        # below, failing closed, as before red team 130b, F03)
+        # (a read the short reading bounds stopped short, an act's walk back or the words before
+        # the act, or a denial set off by a comma before an aside, "Do not, <...>, run this:", which
+        # the short reading leaves: the word test below, failing closed, as before red team 130b,
+        # F03; red team 131b, F04: a separate count of 64 words for the walk's bound missed runs
+        # broken by a byte that is no token, a quote, a dash, an ellipsis)
     denied = bool(_denial_words(sentence, 0, len(sentence))) or _FENCE_UNWISE_WORD.search(sentence) is not None
     pointed = _FENCE_POINTER_WORD.search(sentence) is not None or (
         stop is None and text[start:end].rstrip(b" \t*_").endswith(b":"))
@@ -12728,8 +12738,6 @@ _FENCE_UNWISE_WORD = re.compile(rb"(?<![0-9a-z_'-])(?:dangerous|unsafe|risky|har
 _FENCE_CUT_READ = 1024
 # a negation a comma ends, its act after an aside (:func:`_fence_cut_sentence_denies`; not "if not,")
 _FENCE_DANGLING_DENIAL = re.compile(rb"(?<!if )(?<!or )(?:(?<![0-9a-z'])(?:not|never)|n't)[ \t*_]*,")
-# a run of words longer than :data:`_FENCE_ACT_REACH` with no clause break, read in part
-_FENCE_LONG_CLAUSE = re.compile(rb"(?:[0-9a-z][0-9a-z'-]*[^0-9a-z'\-,:\xe2]+){64}")
 # the most bytes of a line read back to the start of a sentence the bounded read cuts
 _FENCE_LONG_LINE = 65536
 # a word that points at a fenced block below (:data:`_FENCE_POINTS_BELOW`, "what follows")
@@ -13046,7 +13054,8 @@ _OPENER_OF = {b'"': b'"', b"'": b"'", b"\xe2\x80\x9d": b"\xe2\x80\x9c", b"\xe2\x
 _JOINED_TO_QUOTATION = re.compile(rb"(?:[\"']|\xe2\x80[\x9d\x99])[*_~]*(?:,[ \t]*(?:(?:or|nor|and)[ \t]*)?|[ \t]+(?:or|nor|and)[ \t]*)\Z")
 
 
-def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], depth: int, first: bool = False) -> bool:
+def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], depth: int, first: bool = False,
+                               cut: list[bool] | None = None) -> bool:
     """Does the lower-cased ``sentence`` (a line's last sentence before a fenced block, or its
     first after one, its end mark kept) deny an act of ``_FENCE_ACTS`` whose object points at
     the block (``pointer``: :data:`_FENCE_POINTER_BELOW` for a block below, else one above):
@@ -13066,7 +13075,10 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
     in ``:`` is read alike (red team 128, F04: ``Never run this. Here it is:`` was read as its
     last clause alone, which points at nothing; ``Never run this. Use the following:`` asks for
     the block, its last sentence pointing at it). ``first``: the first sentence pointing at the
-    block is read, not the last (the line after a block: ``It wipes prod. Never run the above.``)."""
+    block is read, not the last (the line after a block: ``It wipes prod. Never run the above.``).
+    ``cut``: a list told (``True`` appended) when a bounded read stopped short of the sentence's
+    start: an act's walk back reached :data:`_FENCE_ACT_REACH` tokens, or the words before the act
+    are more than the 256 bytes :func:`_clause_negated_before` reads (red team 131b, F04)."""
     below = pointer is _FENCE_POINTER_BELOW
     points = _FENCE_POINTS_BELOW if below else _FENCE_POINTS_ABOVE
     text = sentence.replace(b"\xe2\x80\x99", b"'")
@@ -13079,14 +13091,14 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
             # (a question answered by a denial denies: "Run this? Never.", "Should you run the
             # above? No.": red team 128, F03)
             if k + 1 < len(pieces) and _FENCE_ANSWER_NO.fullmatch(pieces[k + 1].group()) is not None and (
-                    asked := _fence_act_pointed(text, piece.start(), piece.end(), points, below)) is not None \
+                    asked := _fence_act_pointed(text, piece.start(), piece.end(), points, below, cut=cut)) is not None \
                     and _fence_question_asks_act(text, piece.start(), piece.end(), asked):
                 return True
             continue  # (a question asks nothing of the block: "Why not run the above?")
         # (a sentence apart from the block, not the one next to it: "that service" names another
         # thing, red team 129, F09: "Then wait. Do not restart that service." after the block)
         apart = k > 0 if first else k + 1 < len(pieces)
-        found = _fence_act_pointed(text, piece.start(), piece.end(), points, below, determiners=apart)
+        found = _fence_act_pointed(text, piece.start(), piece.end(), points, below, determiners=apart, cut=cut)
         if found is None:
             continue  # (the last sentence pointing at the block: "Never run this. It wipes prod.")
         verb, verb_end, limited, _ = found
@@ -13135,6 +13147,11 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
                 return any(judgements) or _fence_allowed_with_limit(judged)
         if _clause_negated_before(clause, len(clause), depth + 1):
             return True
+        if cut is not None and verb_end - piece.start() > 256 and _FENCE_TOKEN_BREAK.search(text, verb_end - 256, verb_end) is None:
+            # (its negation may stand before the 256 bytes read, in the same clause: "Never <300
+            # bytes> run this:"; a clause break in them ends what governs the act, "Never commit
+            # secrets, <...>, and run this:")
+            cut.append(True)
         # (a passive's negation may stand before its subject: "Under no circumstances should
         # this be run", "At no point must the above be run"; and a subject that denies carries
         # across a clause that qualifies it: "Nobody who has access should run that"; fail closed)
@@ -13310,23 +13327,28 @@ _FENCE_ASKING = frozenset((b"should", b"shall", b"can", b"could", b"may", b"migh
                            b"now", b"even", b"safely", b"go", b"ahead", b"simply", b"blindly", b"i'd", b"we'd"))
 
 
-def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
-                       below: bool, determiners: bool = False) -> tuple[bytes, int, bool, bool] | None:
+def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes], below: bool,
+                       determiners: bool = False, cut: list[bool] | None = None) -> tuple[bytes, int, bool, bool] | None:
     """The act of doing a sentence ``text[lo:hi]`` asks or denies of the fenced block it points
     at (:func:`_fence_instruction_negated`): its verb (a passive participle as its bare verb),
     the end of the verb in ``text``, whether a limit follows the pointer (``twice``), whether it
     is a passive; or None: no word points at the block with an act of doing before it in its
     clause or a passive after it. ``determiners``: a pointer right before a word naming another
-    thing (:func:`_fence_names_another`: ``that service``, ``those files``) points at none."""
+    thing (:func:`_fence_names_another`: ``that service``, ``those files``) points at none.
+    ``cut``: told (``True`` appended) when a walk back for the act reached its bound
+    (:data:`_FENCE_ACT_REACH`) with no act and no clause break (red team 131b, F04)."""
     tokens = [(m.group(), m.start(), m.end()) for m in _FENCE_TOKEN.finditer(text, lo, hi)]
     passives: list[tuple[int, bytes]] | None = None  # (the passive acts, read once: red team 130b, F03's reads)
     twice: list[bool] | None = None
+    stops: list[int] | None = None
     for n in range(len(tokens) - 1, -1, -1):
         word = tokens[n][0]
         if word == b"so" and n > 0 and tokens[n - 1][0] in (b"do", b"does", b"doing") and (
-                n + 1 == len(tokens) or not tokens[n + 1][0][:1].isalnum()):
-            # ("do so" ending its clause is the act on the block: "Never do so: this wipes prod.",
-            # red team 129, F07, read as an auxiliary and no act)
+                n + 1 == len(tokens) or tokens[n + 1][0] not in _FENCE_SO_MUCH):
+            # ("do so" is the act on the block: "Never do so: this wipes prod.", red team 129, F07,
+            # read as an auxiliary and no act; and so it is before any word but one of degree:
+            # "Don't do so on the build hosts:", red team 131b, F04, read as no act; "Don't do so
+            # much:" is none)
             return b"do", tokens[n - 1][2], False, False
         if word not in points and not (below and word in (b"follows", b"follow") and n > 0
                                        and tokens[n - 1][0] in (b"what", b"that", b"which")):
@@ -13383,8 +13405,28 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
         limited = twice[n + 1]
         # an act of doing before the pointer in its clause, the nearest ("never run or share this")
         joined = False  # (a joiner passed: "edit or share this")
+        if stops is None:
+            # (the nearest token at or before each that the walk below reads: a joiner, a break,
+            # an -ing, a "do", an act; the words between do nothing in it and are stepped over,
+            # read once a sentence: red team 131b, F06, 30 fences under 1 KB lines of pointer words
+            # walked 64 words back from each pointer)
+            stops = []
+            last = -1
+            for i, (t, _, _) in enumerate(tokens):
+                if t in (b"or", b"nor", b"and") or not t[:1].isalnum() or t.endswith(b"ing") or t in (
+                        b"do", b"does", b"did", b"done") or (
+                        (v := t.rpartition(b"-")[2]) not in _FENCE_POINTS_BELOW and v not in _FENCE_POINTS_ABOVE
+                        and _act_stem(v) in _FENCE_ACTS):
+                    last = i
+                stops.append(last)
         # (the nearest act within :data:`_FENCE_ACT_REACH` tokens: a linear read of a long sentence)
-        for j in range(n - 1, max(n - _FENCE_ACT_REACH, 0) - 1, -1):
+        floor = max(n - _FENCE_ACT_REACH, 0)
+        reached = True
+        j = n - 1
+        while j >= floor:
+            j = stops[j]
+            if j < floor:
+                break
             w = tokens[j][0]
             if w in (b"or", b"nor", b"and"):
                 joined = True
@@ -13394,22 +13436,32 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes],
                 if w == b"," and (j == n - 1 or joined or tokens[j + 1][0] in (b"or", b"nor", b"and")) and not (
                         j == n - 1 and n + 1 < len(tokens) and tokens[n + 1][0] in _SUBJECT_OF
                         and any(t[0] == b"be" for t in tokens[n + 2:])):
+                    j -= 1
                     continue  # (not a pointer that opens a passive clause of its own: "Since it has no
                     # dry-run mode, this must never be run.", red team 129, F01, took "dry-run" for its
                     # act; "Do not run, this is dangerous:" still takes "run")
+                reached = False
                 break
             if j > 0 and w.endswith(b"ing") and tokens[j - 1][0] in _FENCE_NOT_OBJECT:
+                reached = False
                 break  # (an act before or after another: "Nobody has had issues after running this.": red team 128, F09)
             if w in (b"do", b"does", b"did", b"done", b"doing") and tokens[j + 1][0] in _FENCE_DO_AUXILIARY and not all(
                     tokens[i][0] in _FENCE_DO_ADVERBS for i in range(j + 1, n)):
                 # (adverbs alone between it and the pointer leave it the act: "Don't do even this.",
                 # red team 129, F07)
+                j -= 1
                 continue  # (an auxiliary: "did not expect that"; "don't do this", "don't do the following" is the act)
             # (a hyphenated verb is its last part: "re-run", "force-push", "copy-paste", "dry-run":
             # red team 128, F01, read as no act)
             w = w.rpartition(b"-")[2]
             if w not in _FENCE_POINTS_BELOW and w not in _FENCE_POINTS_ABOVE and _act_stem(w) in _FENCE_ACTS:
                 return w, tokens[j][2], limited, False
+            j -= 1
+        if reached and cut is not None and n > _FENCE_ACT_REACH:
+            # (the walk's own bound reached, the act maybe further back: "Never run <35 words>
+            # 'x' <35 words> this:", red team 131b, F04, which a separate count of the words
+            # missed at a byte that is no token)
+            cut.append(True)
         # or a passive after it, across commas ("this should never, ever be run")
         if passives is None:
             passives = []
@@ -13444,6 +13496,8 @@ def _fence_names_another(word: bytes) -> bool:
 # the most tokens before a pointer read back for its act (:func:`_fence_act_pointed`), so that a
 # long sentence's many pointers are read in linear work (red team 130b, F03)
 _FENCE_ACT_REACH = 64
+# the words of degree after "do so" that leave it no act ("Don't do so much.": :func:`_fence_act_pointed`)
+_FENCE_SO_MUCH = frozenset((b"much", b"many", b"little", b"few", b"far", b"long", b"often", b"badly", b"well"))
 # the words that name a fenced block as its nouns do (:func:`_fence_names_another`)
 _FENCE_GENERIC = frozenset((b"thing", b"things", b"stuff", b"example", b"examples", b"invocation", b"incantation",
                             b"fix", b"workaround", b"hack", b"trick", b"recipe", b"version", b"form", b"sequence",
@@ -13492,7 +13546,7 @@ _FENCE_PREPOSITIONS = frozenset((b"for", b"from", b"in", b"on", b"about", b"with
                                  b"regarding", b"during", b"upon", b"to"))
 # the words of a necessity, denied or asked, before a passive ("This doesn't need to be run as
 # root.", "This is not required to be run": a necessity denied forbids nothing, red team 128, F09)
-_FENCE_NEED = frozenset((b"need", b"needs", b"needn't", b"have", b"has", b"required", b"necessary"))
+_FENCE_NEED = frozenset((b"need", b"needs", b"needed", b"needn't", b"have", b"has", b"required", b"necessary"))
 def _necessity_denied(words: list[bytes]) -> bool:
     """Do ``words`` deny a necessity: a word of :data:`_FENCE_NEED` right after a negation
     (``don't need``, ``no need``, ``not required``, ``isn't necessary``, ``doesn't have``), or
@@ -13520,6 +13574,8 @@ _FENCE_NOUNS = frozenset((b"command", b"commands", b"line", b"lines", b"snippet"
 _FENCE_SENTENCE = re.compile(rb"(?:[^.!?;]|[.!?](?![.!?;]*(?:[ \t*_)\]]|\Z)))+(?:[.!?;]+[ \t*_)\]]*)?|[.!?;]+[ \t*_]*")
 # the words and the clause breaks of a sentence (:func:`_fence_act_pointed`)
 _FENCE_TOKEN = re.compile(rb"[0-9a-z][0-9a-z'-]*|[,:]|\xe2\x80[\x93\x94]|[ \t]-[ \t]")
+# the clause breaks among those tokens (:func:`_fence_instruction_negated`)
+_FENCE_TOKEN_BREAK = re.compile(rb"[,:]|\xe2\x80[\x93\x94]|[ \t]-[ \t]")
 # a line that is one sentence in brackets, its words ("(Never run this.)": :func:`_fence_instruction_negated`)
 _FENCE_WHOLE_BRACKETED = re.compile(rb"[ \t*_]*\(([^()\n]*)\)[ \t*_.]*|[ \t*_]*\[([^\[\]\n]*)\][ \t*_.]*")
 # the words after an act as the subject that forbid it, or allow it ("Running this is forbidden.",
@@ -14545,11 +14601,14 @@ _FENCE_RUN_ACTS = frozenset(_act_stem(verb) for verb in (b"run", b"rerun", b"exe
 def _fence_another_thing(tokens: list[tuple[bytes, int, int]], k: int) -> bool:
     """Do the words from ``tokens[k]`` on, after a pointer and an act, name another thing than the
     block (:func:`_fence_act_pointed`, a sentence apart from the block)? A word that makes the noun
-    after it another (``that other script``, ``those old commands``), or a thing an act is done
+    after it another (``that other script``, ``those earlier commands``), or a thing an act is done
     to that is no block (``that service``, ``that branch``) ending its phrase; not one that
     goes on (``that host script``, ``that cluster upgrade``: red team 131b, F01, read as the
     thing), failing closed."""
     word = tokens[k][0]
+    if word in (b"old", b"older") and k + 1 < len(tokens):
+        # (the noun it modifies decides: "that old branch", not "that old deploy script", "that old job")
+        return _fence_names_another(tokens[k + 1][0]) and _fence_another_thing(tokens, k + 1)
     after = tokens[k + 1][0] if k + 1 < len(tokens) else b""
     if word in _FENCE_ANOTHER:
         return after[:1].isalpha() and after not in _FENCE_PHRASE_ENDS
@@ -14563,8 +14622,10 @@ _FENCE_PHRASE_ENDS = frozenset((b"on", b"in", b"at", b"for", b"from", b"to", b"w
                                 b"now", b"though", b"either", b"too", b"yet", b"today", b"anymore", b"and", b"or",
                                 b"but", b"unless", b"until", b"while", b"when", b"if", b"as", b"without", b"here",
                                 b"there", b"manually", b"directly", b"first", b"instead"))
-# the words that make the noun after them another thing than the block ("that other script")
-_FENCE_ANOTHER = frozenset((b"other", b"another", b"old", b"older", b"previous", b"earlier"))
+# the words that make the noun after them another thing than the block ("that other script"); not
+# "old", a modifier of a runnable thing too ("Done. Never run that old deploy script.", red team
+# 131b: read as another thing, the block went free; fail closed)
+_FENCE_ANOTHER = frozenset((b"other", b"another", b"previous", b"earlier"))
 _FENCE_OTHER_THINGS = frozenset((b"service", b"services", b"file", b"files", b"container", b"containers", b"pod",
                                  b"pods", b"process", b"processes", b"job", b"jobs", b"instance", b"instances",
                                  b"deployment", b"deployments", b"release", b"releases", b"version", b"versions",
