@@ -17077,9 +17077,9 @@ _SIGN_APART = re.compile(rb"[ \t]{1,2}(\$|\xc2\xa3|\xc2\xa5|\xe2\x82\xac|\xe2\x8
 # the bytes _FIGURE_BEFORE_ASIDE looks for, by class: a digit "0", a blank " ", what may open an
 # aside "(" (the lead bytes of a dash, a line or ideographic space, a sign), any other "x"; and a
 # figure's last digit before them
-_ASIDE_CLASSES = bytes(48 if 48 <= c <= 57 else 32 if c in b" \t" else 40 if c in b"({[\\,/>\"'~\r\x0b\x0c$)-\xe2\xe3\xc2"
-                       else 120 for c in range(256))
-_ASIDE_LEAD = re.compile(rb"0(?= {0,8}\()")
+_ASIDE_CLASSES = bytes(48 if 48 <= c <= 57 else 32 if c in b" \t" else 40 if c in b"({[\\,/>\"'~\r\x0b\x0c$)\xe2\xe3\xc2"
+                       else 45 if c == 45 else 120 for c in range(256))
+_ASIDE_LEAD = re.compile(rb"0(?= {0,8}(?:\(|--))")  # (a dash's aside "--", no date's or identifier's "-")
 # the unit's word right after the asides (and its rate)
 _ASIDE_UNIT = re.compile(_UNIT_WORD + _UNIT_RATE)
 # the words of a unit's spelling an aside's unit is not read from (an ordinal, the pronoun)
@@ -17128,7 +17128,7 @@ def _figures_bracketed(text: bytes) -> dict[bytes, set[bytes]]:
     # their classes, "0", " " and "(": a search of the text itself from each digit cost 1.5 ms on
     # the rewrite benchmark's 79 KB)
     read = text.translate(_ASIDE_CLASSES)
-    if b"0(" not in read.translate(None, b" "):
+    if b"0(" not in (dense := read.translate(None, b" ")) and b"0--" not in dense:
         return out
     for m in _ASIDE_LEAD.finditer(read):
         end = m.end()
