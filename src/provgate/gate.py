@@ -4557,7 +4557,12 @@ class _Check:
         # sources too: a figure is compared as the number it is, whatever digits write it
         texts = [_as_read(fold_digits(self.post_facts[j].table.data)) for j in asked]
         hits = _unit_leads(b"\n".join(texts))
-        if not hits:
+        # (and the units a figure's brackets and asides may give it that the reading above does
+        # not: _bracketed_units, red team 131, F09; red team 130b, F08, F09)
+        # (a summary's, a derived block's: a block rewritten under its id is read as before)
+        bracketed = {o: found for o, text in enumerate(texts)
+                     if post_blocks[asked[o]].derived and (found := _figures_bracketed(text))}
+        if not hits and not bracketed:
             return
         starts = list(itertools.accumulate((len(t) + 1 for t in texts[:-1]), initial=0))
         by_block: dict[int, list[int]] = {}
@@ -4570,21 +4575,23 @@ class _Check:
         # for all the figures asked of it: a few searched for one by one, more read off one
         # pass over the source (red team 116, F16: one search a figure was quadratic, 32,000
         # figures in a summary of a 245 KB source took a minute)
-        stating: list[tuple[Block, dict[bytes, set[bytes]], list[tuple[str, bytes]], bool, bytes]] = []
+        stating: list[tuple[Block, dict[bytes, set[bytes]], list[tuple[str, bytes]], bool, bytes,
+                            dict[bytes, set[bytes]]]] = []
         asked_of: dict[str, set[bytes]] = {}
-        for o, at in by_block.items():
+        for o in sorted(set(by_block).union(bracketed)):
             j = asked[o]
             block = post_blocks[j]
-            stated = _figures_with_units(texts[o], at)
-            if not stated:
+            stated = _figures_with_units(texts[o], by_block[o]) if o in by_block else {}
+            extra = bracketed.get(o, {})
+            if not stated and not extra:
                 continue
             sources = [(h, x.table.data) for h in dict.fromkeys(block.provenance + self.cited(j))
                        if (x := gate.source_facts(h)) is not None]
             if (i := pre_id.get(block.id)) is not None:
                 sources.append((f"\x00pre:{i}", self.pre_facts[i].table.data))
-            stating.append((block, stated, sources, i is not None, texts[o]))
+            stating.append((block, stated, sources, i is not None, texts[o], extra))
             for h, _ in sources:
-                asked_of.setdefault(h, set()).update(stated)
+                asked_of.setdefault(h, set()).update(stated, extra)
         read: dict[str, dict[bytes, set[bytes]]] = {}  # source -> figure -> its units there
         as_read: dict[str, bytes] = {}
         # source -> how many figures were searched for in its keys, or (past _FEW_FIGURES) every
@@ -4594,17 +4601,50 @@ class _Check:
         counted: dict[str, dict[bytes, set[bytes]]] = {}  # block -> its counts in times -> their words
         bare: dict[str, dict[bytes, set[tuple[bytes, bool]]]] = {}  # source -> its keyed bare figures
         glued_x: dict[str, dict[bytes, set[bytes | None]]] = {}  # source -> its glued figures' units
-        for block, stated, sources, rewritten, own_text in stating:
+        asides: dict[tuple[str, bytes, bool], set[bytes]] = {}  # (source, figure, labels) -> its _bracketed_units
+        for block, stated, sources, rewritten, own_text, extra in stating:
             for h, text in sources:
                 if h not in read:
                     figures = asked_of[h]
                     text = as_read[h] = _as_read(fold_digits(text))
                     read[h] = (_figures_with_units(text, _unit_leads(text)) if len(figures) > _FEW_FIGURES
                                else {f: _units_of_figure(text, f) for f in figures})
-            for figure, names in stated.items():
+            for figure in dict.fromkeys([*stated, *extra]):
+                names = stated.get(figure, set())
                 sources_say: set[bytes] = set()
                 for h, _ in sources:
                     sources_say |= read[h].get(figure, set())
+                if (more := extra.get(figure)) and (block.id, figure.decode()) not in reported and (
+                        not names or not sources_say or _units_given(names, sources_say)):
+                    # a unit its brackets or asides may give it: one the sources give the figure,
+                    # read so, as _unit_at reads it, or after a run it reads as unknown, where they
+                    # give it any (fail closed: red team 131, F09; red team 130b, F08, F09)
+                    given = sources_say | {u[9:-1] for u in sources_say if u.startswith(b"(unknown ")}
+                    for h, _ in sources:
+                        if (h, figure, True) not in asides:
+                            asides[h, figure, True] = _bracketed_units_of_figure(as_read[h], figure)
+                        given |= asides[h, figure, True]
+                    if given and not _units_given(more, given):
+                        unit = min(u for u in more if not _units_given((u,), given)).decode()
+                        invariant = "I2" if rewritten and not block.derived else "I1"
+                        self.violate(invariant, f"block {block.id!r} states {figure.decode()!r} in {unit!r} (read in "
+                                     f"its brackets or asides), but its sources give it in "
+                                     f"{sorted(u.decode() for u in given)} only: a figure keeps its unit",
+                                     block=block.id, handle=None if block.derived else (block.handles or (None,))[0],
+                                     key="number", value=figure.decode(),
+                                     evidence={"unit": unit, "sources_unit": sorted(u.decode() for u in given),
+                                               "change": "unit_changed"})
+                        break
+                if not names:
+                    continue
+                if not sources_say:
+                    # a source's figure whose unit stands after its asides only ("Wait 30 {approx}
+                    # minutes": red team 130b, F08), its brackets' bare units not (a minimum's
+                    # "(min)": red team 127, F02)
+                    for h, _ in sources:
+                        if (h, figure, False) not in asides:
+                            asides[h, figure, False] = _bracketed_units_of_figure(as_read[h], figure, False)
+                        sources_say |= asides[h, figure, False]
                 if not _units_given(names, sources_say):
                     # and the unit a key or a header gives the figure ("timeout_ms": 300,
                     # "timeout (seconds): 30"), asked only of a figure not grounded with its unit
@@ -17393,6 +17433,126 @@ def _round_run_unit(text: bytes, end: int, tail: bytes, whole: bool) -> bytes | 
             break
         window, whole = _tail_read(text, end, _ROUND_RUN_REACH), end + _ROUND_RUN_REACH >= len(text)
     return _UNIT_UNKNOWN
+
+
+# the units a figure's brackets and asides may give it that _unit_at does not read (red team 131,
+# F09; red team 130b, F08, F09), read on a summary's side only, where an unknown fails closed: a
+# bracket of the run after it (_ROUND_RUN, glued or apart, one held in another too) that holds one
+# unit's spelling and nothing else, a one-letter one or "min" too ("Wait 30(min)", "30 ((h))",
+# "30 (a) (b) (c) (h) (d) seconds", "Wait 30 (h)."), which _round_unit reads as a list's mark or a
+# minimum; the unit after a bracket the figure closes ("timeout (30) seconds", "T1(30) hours");
+# and the unit after a run of asides of any kind (_ASIDE_RUN: braces, square brackets of any length
+# up to 400 bytes, round ones across lines, dashes', commas' and a comment's asides, a quote, an
+# escape, a blockquote's mark, a vertical tab, a form feed, a line or ideographic space between them:
+# "Wait 30 {approx} hours", "30 -- approx. -- hours", "30, roughly, hours"). Such a unit must be
+# one the sources give the figure, read so or as _unit_at reads it, where they give it any
+# (:meth:`_Check._check_units_grounded`); a source's aside grounds a unit its figure has no other
+# ("Wait 30 {approx} minutes." summarized "Wait 30 hours." is refused). Each read within
+# _ROUND_RUN_REACH bytes, the runs possessive and bounded: linear.
+_BARE_IN_RUN = re.compile(rb"\([ \t]*+([A-Za-z]{1,16}|%)[ \t]*+\)")
+_BARE_SQUARE = re.compile(rb"[ \t]{0,2}\[[ \t]*+([A-Za-z]{1,16}|%)[ \t]*+\]")
+# (between asides, any blank or mark, a line's break too; after the last, none: "30 (p99)\nhours of
+# uptime" is a label's line)
+_ASIDE_GAP = rb"(?:[ \t\r\n\x0b\x0c>\"'\\*_`|]|\xe2\x80\xa8|\xe3\x80\x80)*+"
+_ASIDE_RUN = re.compile(
+    rb"(?:" + _ASIDE_GAP + rb"(?:\{[^{}\n]{0,80}+\}|\[[^\[\]\n]{0,400}+\]|\((?:[^()]|\([^()]{0,80}+\)){0,80}+\)"
+    rb"|--[^\n]{1,80}?--|\xe2\x80\x94[^\n]{1,80}?\xe2\x80\x94|\xe2\x80\x93[^\n]{1,80}?\xe2\x80\x93"
+    rb"|,[^,\n]{1,40}+,|/\*[^\n]{0,80}?\*/|~~[^~\n]{0,80}+~~)){1,16}+" + _ASIDE_GAP.replace(rb"\r\n", b""))
+# a figure that a bracket or an aside follows, or that closes a bracket (whole, no word's: the byte
+# before it read by the caller)
+_FIGURE_BEFORE_ASIDE = re.compile(
+    rb"[0-9]++(?:[.,][0-9]++)*+(?=[ \t]{0,8}+(?:[({\[\\,/>\"'~\r\x0b\x0c$]|--|\xe2\x80[\x93\x94\xa8]"
+    rb"|\xe3\x80\x80|\xc2[\xa3\xa5]|\xe2\x82[\xac\xb9])|\))")
+# a bracket's bare letters that are no unit's spelling but a scale's or a count's, as a label:
+# kelvin's or a thousand's "K" (_K), a million's, a billion's, "x" (a count of times)
+_BARE_MARKS = {_K: _K, b"M": b"M", b"G": b"G", b"T": b"T", b"x": b"times"}
+# a currency's sign apart after the figure, "$" too ("30 $ each")
+_SIGN_APART = re.compile(rb"[ \t]{1,2}(\$|\xc2\xa3|\xc2\xa5|\xe2\x82\xac|\xe2\x82\xb9)(?![0-9A-Za-z_$\x80-\xff])")
+# the bytes _FIGURE_BEFORE_ASIDE looks for, by class: a digit "0", a blank " ", what may open an
+# aside "(" (the lead bytes of a dash, a line or ideographic space, a sign), any other "x"; and a
+# figure's last digit before them
+_ASIDE_CLASSES = bytes(48 if 48 <= c <= 57 else 32 if c in b" \t" else 40 if c in b"({[\\,/>\"'~\r\x0b\x0c$)\xe2\xe3\xc2"
+                       else 45 if c == 45 else 120 for c in range(256))
+_ASIDE_LEAD = re.compile(rb"0(?= {0,8}(?:\(|--))")  # (a dash's aside "--", no date's or identifier's "-")
+# the unit's word right after the asides (and its rate)
+_ASIDE_UNIT = re.compile(_UNIT_WORD + _UNIT_RATE)
+# the words of a unit's spelling an aside's unit is not read from (an ordinal, the pronoun)
+_ASIDE_NOT_UNIT_WORDS = frozenset((b"second", b"us"))
+
+
+def _bracketed_units(text: bytes, end: int, labels: bool = True) -> set[bytes]:
+    """The units the brackets and asides after the figure ending at ``end`` of ``text`` may
+    give it (the comment above), as ``_UNITS``' names; ``labels``: and its brackets' bare units
+    (else the units after its asides only)."""
+    out: set[bytes] = set()
+    stop = min(len(text), end + _ROUND_RUN_REACH)
+    if text[end:end + 1] == b")":  # (a bracket the figure closes, the unit after it)
+        if (m := _UNIT_AFTER_FIGURE.match(text, end + 1, stop)) is not None and (
+                unit := _unit_of_match(text, m)) is not None:
+            out.add(unit)
+        return out
+    run = _ROUND_RUN.match(text, end, stop)
+    if labels and run.end() > end:
+        for word in _BARE_IN_RUN.findall(text, end, run.end()):
+            unit = _BARE_MARKS.get(word) or _unit_named(word, None)
+            if unit is not None:
+                out.add(unit)
+    if (square := _BARE_SQUARE.match(text, end, stop)) is not None and (
+            unit := _BARE_MARKS.get(square.group(1)) or _unit_named(square.group(1), None)) is not None:
+        out.add(unit)  # ("30 [M]", "30 [h]": a footnote's mark as often, read so here too)
+    if (sign := _SIGN_APART.match(text, end, stop)) is not None:
+        out.add(sign.group(1))  # ("30 $ each": a currency's sign apart, as "30 €" is read)
+    aside = _ASIDE_RUN.match(text, end, stop)
+    if aside is None:
+        pass
+    elif _ASIDE_RUN.match(text, aside.end(), stop) is not None or (
+            stop < len(text) and aside.end() + _ROUND_RUN_AFTER > stop):
+        out.add(_UNIT_UNKNOWN)  # (a run of asides past 16, or past reach: unknown, fail closed)
+    elif (m := _ASIDE_UNIT.match(text, aside.end(), stop)) is not None and (
+            m.group(1).lower() not in _ASIDE_NOT_UNIT_WORDS) and (unit := _unit_named(m.group(1), m.group(2))) is not None:
+        out.add(unit)
+    return out
+
+
+def _figures_bracketed(text: bytes) -> dict[bytes, set[bytes]]:
+    """Each figure of ``text`` (as :func:`_figures_with_units` names it) -> the units
+    :func:`_bracketed_units` reads after it, where it reads any."""
+    out: dict[bytes, set[bytes]] = {}
+    # (the digits and the bytes an aside may open with searched for in the text translated to
+    # their classes, "0", " " and "(": a search of the text itself from each digit cost 1.5 ms on
+    # the rewrite benchmark's 79 KB)
+    read = text.translate(_ASIDE_CLASSES)
+    if b"0(" not in (dense := read.translate(None, b" ")) and b"0--" not in dense:
+        return out
+    for m in _ASIDE_LEAD.finditer(read):
+        end = m.end()
+        if text[end:end + 1] in b".," and end + 1 < len(text) and 48 <= text[end + 1] <= 57:
+            continue  # (the figure goes on: "1,000 (h)" is read at its last digit)
+        start = end - 1
+        while start and text[start - 1] in _FIGURE_BYTES:
+            start -= 1
+        while text[start] in b".,":
+            start += 1
+        if start and (text[start - 1] in _FIGURE_GLUE or text[start - 1] == 44) or b".." in text[start:end]:
+            continue  # (a word's digits, a dotted or listed number's last)
+        if _FIGURE_BEFORE_ASIDE.match(text, start) is None or _FIGURE_BEFORE_ASIDE.match(text, start).end() != end:
+            continue
+        if units := _bracketed_units(text, end):
+            out.setdefault(_figure_number(text[start:end]), set()).update(units)
+    return out
+
+
+def _bracketed_units_of_figure(text: bytes, figure: bytes, labels: bool = True) -> set[bytes]:
+    """The units :func:`_bracketed_units` reads after the number ``figure`` wherever ``text``
+    writes it as a whole number (``labels``: its)."""
+    out: set[bytes] = set()
+    for pattern in _figure_searches(figure, False):
+        for m in pattern.finditer(text):
+            at = m.start()
+            if at and (text[at - 1] in _FIGURE_GLUE or 48 <= text[at - 1] <= 57) or text[at - 1:at] == b",":
+                continue
+            out |= _bracketed_units(text, m.end(), labels)
+    return out
 
 
 # a bracket after a figure (at most two blanks before it) and its inside, and a word of it
