@@ -1992,13 +1992,7 @@ class Gate:
             sticky = self._sticky
             pinned_norms = self._pinned_norms
             renderings = self._pinned_renderings
-        # a masked observation is checked as the fact-free placeholder in its place (_masking)
-        masking = _masking(edit)
-        run = _Check(self, edit if masking is None else masking[0], floor, sticky, pinned_norms, renderings)
-        if masking is not None:
-            run.masked_ids = frozenset(b.id for b in masking[1].values())
-            for block_id, message, evidence in masking[2]:
-                run.violate("I1", message, block=block_id, evidence=evidence)
+        run = _Check(self, edit, floor, sticky, pinned_norms, renderings)
         if edit.sources:
             # Unusable input must leave the store untouched: validate the whole edit (block
             # texts are encoded while hashing) and every source before the first put.
@@ -2007,8 +2001,20 @@ class Gate:
             run.ingested = self._ingest(edit.sources, edit.source_kinds)
         started = time.perf_counter()
         verdict = run.run(policy, 0)  # the cycle number is assigned by _record
-        if masking is not None and masking[1]:
-            self._unmask(verdict, run, edit, masking[1])
+        masking = _masking(edit, run)
+        if masking is not None:
+            # a masked observation is checked again as the fact-free placeholder in its place;
+            # a made-up count is refused (_masking). Only an edit whose changed or copied post
+            # blocks hold a placeholder pays for the second check.
+            first = run
+            run = _Check(self, masking[0], floor, sticky, pinned_norms, renderings)
+            run.masked_ids = frozenset(b.id for b in masking[1].values())
+            run.ingested = first.ingested
+            for block_id, message, evidence in masking[2]:
+                run.violate("I1", message, block=block_id, evidence=evidence)
+            verdict = run.run(policy, 0)
+            if masking[1]:
+                self._unmask(verdict, run, edit, masking[1])
         total_ms = (time.perf_counter() - started) * 1e3
         verdict.timings_ms["total"] = total_ms
         # a record adds to the session's read log what the check logged, and a resumed session
@@ -2935,21 +2941,25 @@ def _mask_shape(text: str, masked: str, handles: tuple[str, ...]) -> list[tuple[
     return wrong if verb else None
 
 
-def _masking(edit: Edit) -> tuple[Edit, dict[int, Block], list[tuple[str, str, dict[str, Any]]]] | None:
-    """The masked observations of an edit (docs/format.md, "Masked observations"): None when it
-    has none, else (the edit to check, with _MASK_STAND_IN in each honest placeholder's place; the
-    real post blocks by position; a refusal per made-up count). A post block masks the pre block
-    with its id when: the operator is prune, evict or rewrite; its text is a placeholder
-    (_mask_shape) and not that block's; it keeps the role, carries no handle, is neither derived
-    nor pinned, and keeps or drops the ts and resource; and the pre block carries handles, every
-    one of them evicted on the record."""
+def _masking(edit: Edit, run: _Check) -> tuple[Edit, dict[int, Block], list[tuple[str, str, dict[str, Any]]]] | None:
+    """The masked observations of an edit (docs/format.md, "Masked observations"), from its
+    check ``run``: None when it has none, else (the edit to check, with _MASK_STAND_IN in each
+    honest placeholder's place; the real post blocks by position; a refusal per made-up count).
+    A post block masks the pre block with its id when: the operator is prune, evict or rewrite;
+    it is changed or a copy of another pre block (``run``'s structure: a placeholder may repeat
+    one another block holds); its text is a placeholder (_mask_shape) and not that block's; it
+    keeps the role, carries no handle, is neither derived nor pinned, and keeps or drops the ts
+    and resource; and the pre block carries handles, every one of them evicted on the record."""
     if not edit.evicted or edit.operator not in _MASKING_OPERATORS:
         return None
-    candidates = [j for j, b in enumerate(edit.post.blocks)
-                  if not b.handles and len(b.text) <= _MASK_MAX_CHARS + 1 and not b.derived and not b.pinned]
+    post_blocks = edit.post.blocks
+    candidates = [j for j in sorted({*run.changed, *run.moved, *run.reused})
+                  if not (b := post_blocks[j]).handles and len(b.text) <= _MASK_MAX_CHARS + 1 and not b.derived
+                  and not b.pinned]
     if not candidates:
         return None
-    pre_by_id = {b.id: b for b in edit.pre.blocks}
+    pre_ids = run.pre.id_pos()
+    pre_by_id = {b.id: edit.pre.blocks[pre_ids[b.id]] for j in candidates if (b := post_blocks[j]).id in pre_ids}
     evicted = set(edit.evicted)
     real: dict[int, Block] = {}
     blocks: list[Block] | None = None
