@@ -221,6 +221,9 @@ def test_a_30_cycle_session_masking_outputs_older_than_3_cycles_is_accepted_thro
     ("Old environment output: (4 lines omitted)\n", []),
     ("Old environment output: (3 lines omitted)\n", [(3, "lines", 4)]),
     ("[old tool output elided]", []),
+    ("Output hidden; fetch tool:t1.\n", []),
+    ("Output hidden; fetch tool:t2.\n", None),  # another block's handle
+    ("(output of `pytest -q` hidden)\n", None),  # a command named: no handle of the block
     ("[old tool output]\n", None),  # no masking word
     ("elided\nsecond line\n", None),  # more than one line
     ("Old environment output: (4 omitted)\n", None),  # a number without its unit
@@ -229,3 +232,16 @@ def test_a_30_cycle_session_masking_outputs_older_than_3_cycles_is_accepted_thro
 ])
 def test_the_placeholder_shape(text, shape):
     assert _mask_shape(text, OUT, ("tool:t1",)) == shape
+
+
+def test_the_compaction_doc_example_masks_and_commits(tmp_path):
+    # docs/compaction.md, "Observation masking"
+    gate = Gate(store_with(SOURCES, str(tmp_path / "s.sqlite3")), session="S")
+    window = gate.commit([U, T, A], [U, T, A], operator="reorder")
+    old = window[1]
+    lines = old.text.count("\n") + (old.text != "" and not old.text.endswith("\n"))
+    masked_block = {"id": old.id, "role": old.role, "handles": [], "ts": old.ts,
+                    "text": f"Old environment output: ({lines} lines omitted)\n"}
+    post = [masked_block if b.id == old.id else b for b in window]
+    window = gate.commit(window, post, operator="prune", evicted=list(old.handles))
+    assert window[1].text == "Old environment output: (4 lines omitted)\n"

@@ -2920,9 +2920,10 @@ def _mask_shape(text: str, masked: str, handles: tuple[str, ...]) -> list[tuple[
     while k < len(tokens):
         token = tokens[k]
         k += 1
-        if token in handles or (token[:1] == "`" and token[1:-1] in handles):
+        word = token.strip(_MASK_PUNCTUATION)
+        if token in handles or word in handles or (token[:1] == "`" and token[1:-1] in handles):
             continue
-        word = token.strip(_MASK_PUNCTUATION).lower()
+        word = word.lower()
         if not word or word in "[]()<>,;":
             continue
         if word in _MASK_WORDS:
