@@ -245,3 +245,34 @@ def test_the_compaction_doc_example_masks_and_commits(tmp_path):
     post = [masked_block if b.id == old.id else b for b in window]
     window = gate.commit(window, post, operator="prune", evicted=list(old.handles))
     assert window[1].text == "Old environment output: (4 lines omitted)\n"
+
+
+def test_a_placeholder_whose_stand_in_is_another_blocks_text_and_two_at_once():
+    # t1 masked by the stand-in's own text first; t2's placeholder is then checked as a copy of it
+    gate = Gate(store_with(SOURCES), session="S")
+    o2 = "one\ntwo\nthree\n"
+    gate.store.put("tool:t2", o2)
+    t2 = tool("t2", "tool:t2", o2)
+    window = gate.commit([U, T, t2], [U, masked("[old tool output elided]\n"), t2], operator="prune",
+                         evicted=["tool:t1"])
+    ph2 = blk("t2", "tool", "Old environment output: (3 lines omitted)\n")
+    v = gate.check(window, [U, window[1], ph2], operator="evict", evicted=["tool:t2"])
+    assert_accepted(v)
+    assert [b.text for b in v.window][1:] == ["[old tool output elided]\n", ph2["text"]]
+    lie = gate.check(window, [U, window[1], dict(ph2, text="Old environment output: (4 lines omitted)\n")],
+                     operator="evict", evicted=["tool:t2"])
+    assert not lie.accepted and of(lie, "I1")
+    # two outputs masked in one edit by the same text
+    same = "Output masked.\n"
+    assert_accepted(Gate(store_with({**SOURCES, "tool:t2": o2})).check(
+        [U, T, t2], [U, masked(same), blk("t2", "tool", same)], operator="prune", evicted=["tool:t1", "tool:t2"]))
+
+
+def test_a_reclassified_window_holds_the_callers_placeholder():
+    sources = {**SOURCES, "user:u2": "please run it with retries=3\n"}
+    u2 = blk("u2", "user", "please run it with retries=3\n", ["user:u2"])
+    text = "Old environment output: (4 lines omitted)\n"
+    v = Gate(store_with(sources)).check([u2, T], [blk("u2", "user", "please run it\n", ["user:u2"]), masked(text)],
+                                        operator="rewrite", evicted=["tool:t1"], policy="reclassify")
+    assert v.accepted and v.reclassified
+    assert [b.text for b in v.window] == ["please run it\n", text]
