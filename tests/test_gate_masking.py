@@ -165,12 +165,16 @@ def test_later_cycles_keep_the_placeholder_live_and_resumed(tmp_path, resumed):
     store = store_with(SOURCES, str(tmp_path / "s.sqlite3"))
     gate = Gate(store, session="S")
     ph = masked("Old environment output: (4 lines omitted)\n")
-    window = gate.commit([U, T, A], [U, ph, A], operator="evict", evicted=["tool:t1"])
+    first = gate.check([U, T, A], [U, ph, A], operator="evict", evicted=["tool:t1"], commit=True)
+    window = first.window
     if resumed:
         gate = Gate(SourceStore(str(tmp_path / "s.sqlite3")), session="S")
     gate.store.put("user:u2", "thanks\n")
     u2 = blk("u2", "user", "thanks\n", ["user:u2"])
-    assert_accepted(gate.check(window, window, operator="reorder"))
+    again = gate.check(window, window, operator="reorder")
+    assert_accepted(again)
+    # the audit record's post digest is the caller's window's, the next check's pre
+    assert first.post_digest == again.pre_digest
     assert_accepted(gate.check([*window, u2], [*window, u2], operator="reorder"))
     assert_accepted(gate.check([*window, u2], [U, *window[1:], u2], operator="rewrite"))
     # the placeholder evicted by its id later on
