@@ -2001,6 +2001,20 @@ class Gate:
             run.ingested = self._ingest(edit.sources, edit.source_kinds)
         started = time.perf_counter()
         verdict = run.run(policy, 0)  # the cycle number is assigned by _record
+        masking = _masking(edit, run)
+        if masking is not None:
+            # a masked observation is checked again as the fact-free placeholder in its place;
+            # a made-up count is refused (_masking). Only an edit whose changed or copied post
+            # blocks hold a placeholder pays for the second check.
+            first = run
+            run = _Check(self, masking[0], floor, sticky, pinned_norms, renderings)
+            run.masked_ids = frozenset(b.id for b in masking[1].values())
+            run.ingested = first.ingested
+            for block_id, message, evidence in masking[2]:
+                run.violate("I1", message, block=block_id, evidence=evidence)
+            verdict = run.run(policy, 0)
+            if masking[1]:
+                self._unmask(verdict, run, edit, masking[1])
         total_ms = (time.perf_counter() - started) * 1e3
         verdict.timings_ms["total"] = total_ms
         # a record adds to the session's read log what the check logged, and a resumed session
@@ -2031,6 +2045,20 @@ class Gate:
             kept = (verdict.window, edit.post) if verdict.accepted and commit else (verdict.window, edit.post, edit.pre)
             self._last_windows = tuple({id(w): w for w in kept}.values())
         return verdict
+
+    def _unmask(self, verdict: Verdict, run: _Check, edit: Edit, real: dict[int, Block]) -> None:
+        """The verdict of an edit checked with stand-ins for its placeholders (_masking) carries
+        the caller's window, placeholders and all, and the audit record its digest."""
+        window = verdict.window
+        if window is run.edit.post:
+            window = edit.post
+        elif verdict.reclassified:
+            texts = {b.id: b.text for b in real.values()}
+            window = Window([b if b.id not in texts else
+                             Block(b.id, b.role, texts[b.id], b.handles, b.derived, b.derived_from, b.pinned, b.ts,
+                                   b.resource) for b in window])
+        object.__setattr__(verdict, "window", window)
+        run.masked_post = self.side(edit.post, "post", {}, like=run.pre)
 
     def _persist_fact_tables(self) -> None:
         """Source fact tables computed during a check go to the store's durable cache in one
@@ -2359,7 +2387,7 @@ class Gate:
             record["refused_summaries"] = sorted(["blake3:" + d.hex(), sorted(texts)]
                                                  for d, texts in set(run.refused_summaries))
         record["pre_digest"] = run.window_digest(run.pre)
-        record["post_digest"] = run.window_digest(run.post)
+        record["post_digest"] = run.window_digest(run.post if run.masked_post is None else run.masked_post)
         record["ts"] = time.time()
         record["blocks"] = {"pre": len(edit.pre), "post": len(edit.post)}
         object.__setattr__(verdict, "pre_digest", record["pre_digest"])
@@ -2845,6 +2873,125 @@ def _citation_json(item: Any, i: int) -> Any:
     return item
 
 
+# -- observation masking (red team 132, F05) -------------------------------------------------------
+# An agent framework masks an old tool output in place: the block keeps its id and role, its text
+# becomes a placeholder ("Old environment output: (4 lines omitted)", "[old tool output elided;
+# fetch tool:t1 to see it]"), and its handles go, evicted on the record. The placeholder is known
+# by a documented shape alone (docs/format.md, "Masked observations"): one short line of the words
+# _MASK_WORDS, at least one of them a masking word (_MASK_VERBS), punctuation, the masked block's
+# own handles, and counts "N lines" / "N bytes" / "N characters" of the masked text, each of which
+# must be the masked text's own (a made-up count is refused, I1). Such a block is checked as the
+# fact-free placeholder _MASK_STAND_IN in its place (so every other rule, I2-I5, P and R, judges the
+# masking as it judges that form: a pinned block masked is refused by R, the newest read masked
+# beside an older one by I4); any other text is no placeholder and meets the usual rules.
+_MASKING_OPERATORS = frozenset({"prune", "evict", "rewrite"})
+_MASK_VERBS = frozenset("elided omitted hidden masked removed truncated cleared collapsed".split())
+_MASK_WORDS = _MASK_VERBS | frozenset(
+    "old older earlier previous prior tool environment observation observations output outputs result results "
+    "fetch see view read re-read rerun re-run call it them to the of a an was is has been for brevity space "
+    "content contents here this".split())
+_MASK_UNITS = {"line": "lines", "lines": "lines", "byte": "bytes", "bytes": "bytes",
+               "character": "characters", "characters": "characters", "chars": "characters"}
+_MASK_TOKENS = re.compile(r"`[^`\n]*`|[^\s\[\]()<>,;`]+|[\[\]()<>,;]")
+_MASK_PUNCTUATION = ":.…-—"
+_MASK_MAX_CHARS = 200
+_MASK_STAND_IN = "[old tool output elided]\n"
+
+
+def _masked_counts(text: str) -> dict[str, int]:
+    """What a placeholder may count of the text it masks: its lines (ended by "\\n"; a last line
+    without one counts), its UTF-8 bytes and its characters."""
+    lines = text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+    return {"lines": lines, "bytes": len(text.encode("utf-8", "surrogatepass")), "characters": len(text)}
+
+
+def _mask_shape(text: str, masked: str, handles: tuple[str, ...]) -> list[tuple[int, str, int]] | None:
+    """``text`` as a placeholder of ``masked`` (a block carrying ``handles``): None when it has
+    not the shape (then it is no placeholder), else its counts that are not the masked text's
+    own, (stated, unit, true) each (empty: an honest placeholder)."""
+    body = text[:-1] if text.endswith("\n") else text
+    if not body.strip() or len(body) > _MASK_MAX_CHARS or "\n" in body or "\r" in body:
+        return None
+    tokens = _MASK_TOKENS.findall(body)
+    counts: dict[str, int] | None = None
+    wrong: list[tuple[int, str, int]] = []
+    verb = False
+    k = 0
+    while k < len(tokens):
+        token = tokens[k]
+        k += 1
+        word = token.strip(_MASK_PUNCTUATION)
+        if token in handles or word in handles or (token[:1] == "`" and token[1:-1] in handles):
+            continue
+        word = word.lower()
+        if not word or word in "[]()<>,;":
+            continue
+        if word in _MASK_WORDS:
+            verb = verb or word in _MASK_VERBS
+            continue
+        if word.isascii() and word.isdigit() and k < len(tokens):
+            unit = _MASK_UNITS.get(tokens[k].strip(_MASK_PUNCTUATION).lower())
+            if unit is None:
+                return None
+            k += 1
+            counts = counts or _masked_counts(masked)
+            if int(word) != counts[unit]:
+                wrong.append((int(word), unit, counts[unit]))
+            continue
+        return None
+    return wrong if verb else None
+
+
+def _masking(edit: Edit, run: _Check) -> tuple[Edit, dict[int, Block], list[tuple[str, str, dict[str, Any]]]] | None:
+    """The masked observations of an edit (docs/format.md, "Masked observations"), from its
+    check ``run``: None when it has none, else (the edit to check, with _MASK_STAND_IN in each
+    honest placeholder's place; the real post blocks by position; a refusal per made-up count).
+    A post block masks the pre block with its id when: the operator is prune, evict or rewrite;
+    it is changed or a copy of another pre block (``run``'s structure: a placeholder may repeat
+    one another block holds); its text is a placeholder (_mask_shape) and not that block's; it
+    keeps the role, carries no handle, is neither derived nor pinned, and keeps or drops the ts
+    and resource; and the pre block carries handles, every one of them evicted on the record."""
+    if not edit.evicted or edit.operator not in _MASKING_OPERATORS:
+        return None
+    post_blocks = edit.post.blocks
+    candidates = [j for j in sorted({*run.changed, *run.moved, *run.reused})
+                  if not (b := post_blocks[j]).handles and len(b.text) <= _MASK_MAX_CHARS + 1 and not b.derived
+                  and not b.pinned]
+    if not candidates:
+        return None
+    pre_ids = run.pre.id_pos()
+    pre_by_id = {b.id: edit.pre.blocks[pre_ids[b.id]] for j in candidates if (b := post_blocks[j]).id in pre_ids}
+    evicted = set(edit.evicted)
+    real: dict[int, Block] = {}
+    blocks: list[Block] | None = None
+    lies: list[tuple[str, str, dict[str, Any]]] = []
+    for j in candidates:
+        b = edit.post.blocks[j]
+        p = pre_by_id.get(b.id)
+        if (p is None or p.text == b.text or p.role != b.role or not p.handles or b.derived_from
+                or not evicted.issuperset(p.handles) or b.ts not in (None, p.ts)
+                or b.resource not in (None, p.resource)):
+            continue
+        wrong = _mask_shape(b.text, p.text, p.handles)
+        if wrong is None:
+            continue
+        if wrong:
+            for stated, unit, true in wrong:
+                lies.append((b.id, f"block {b.id!r} masks an output of {true} {unit} as {stated} {unit}: a "
+                                   f"placeholder's count must be the masked text's own",
+                              {"stated": stated, "unit": unit, "masked_count": true}))
+            continue
+        if blocks is None:
+            blocks = list(edit.post.blocks)
+        blocks[j] = Block(b.id, b.role, _MASK_STAND_IN, (), False, (), b.pinned, b.ts, b.resource)
+        real[j] = b
+    if blocks is None and not lies:
+        return None
+    checked = edit if blocks is None else Edit(edit.operator, edit.pre, Window(blocks), edit.evicted, edit.supersedes,
+                                              edit.pointers, edit.sources, edit.source_kinds)
+    return checked, real, lies
+
+
 def _coerce_edit(operator: Any, pre: Any, post: Any, supersedes: Any, evicted: Any, pointers: Any) -> Edit:
     if not isinstance(operator, str) or operator not in OPERATORS:
         raise EditFormatError(f"operator: unknown operator {operator!r}; expected one of {sorted(OPERATORS)}", field="operator")
@@ -3103,6 +3250,8 @@ class _Check:
         self._claimed: frozenset[str] = frozenset()  # every eviction record, even one that covers nothing
         self._agent_derived_handles: set[str] | None = None  # I5 (_agent_derived)
         self.counts = {"pre": 0, "post": 0, "introduced": 0, "dropped": 0, "superseded": 0, "evicted": 0}
+        self.masked_ids: frozenset[str] = frozenset()  # the post blocks checked as a placeholder (_masking)
+        self.masked_post: _Side | None = None  # the caller's post window, when masking changed the checked one
         # (pre block, post block) -> its word alignment (:meth:`_word_alignment`), shared by the
         # I2 rules that read one
         self._alignments: dict[tuple[int, int], tuple[Any, ...]] = {}
@@ -5162,6 +5311,8 @@ class _Check:
         if edit.operator == "evict":
             for j in self.changed:
                 b = edit.post[j]
+                if b.id in self.masked_ids:
+                    continue  # (a placeholder in the place of an output it evicts: _masking)
                 self.violate("I2", f"evict may only remove whole blocks, but block {b.id!r} is new or changed",
                              block=b.id, evidence={"operator": "evict"})
         if self.speaker_lost:
