@@ -15,18 +15,26 @@ suite runs on both paths (PROVGATE_NO_EXTENSIONS=1 for the reference)."""
 from __future__ import annotations
 
 import pytest
+from blake3 import blake3
+from gate_helpers import (
+    assert_accepted,
+    blk,
+    comparable,
+    find,
+    store_with,
+    summary,
+    tool,
+)
 
-from gate_helpers import assert_accepted, blk, comparable, find, store_with, summary, tool
 from provgate import Gate, Window, compact
 from provgate.handles import block_text_handle
-from blake3 import blake3
 
 FILE = "# src/pay/client.py\nRETRIES = 3\nTIMEOUT_S = 30\n"
 CHANGED = FILE.replace("RETRIES = 3", "RETRIES = 4")
 NOTE = "Step 2: RETRIES is 3 [src:c1].\n"
-DEDUPE = dict(operator="dedupe", supersedes=[{"block": "c9", "handle": "tool:c1"}], evicted=["tool:c1"])
-EDGE_ONLY = dict(operator="dedupe", supersedes=[{"block": "c9", "handle": "tool:c1"}])
-MASK = dict(operator="prune", evicted=["tool:c1"])
+DEDUPE = {"operator": "dedupe", "supersedes": [{"block": "c9", "handle": "tool:c1"}], "evicted": ["tool:c1"]}
+EDGE_ONLY = {"operator": "dedupe", "supersedes": [{"block": "c9", "handle": "tool:c1"}]}
+MASK = {"operator": "prune", "evicted": ["tool:c1"]}
 HONEST = {"dedupe, edge and record": DEDUPE, "dedupe, edge only": EDGE_ONLY, "mask, evicted on the record": MASK}
 
 
@@ -129,12 +137,12 @@ def test_the_pinned_read_is_not_rewritten_or_summarized_because_a_read_again_sta
                                   "its own handle and the pinned one", "a user turn", "an assistant turn"])
 @pytest.mark.parametrize("resumed", [False, True], ids=["live", "resumed"])
 def test_a_copy_that_is_no_new_observation_is_held_as_the_pinned_block(tmp_path, copy, resumed):
-    kw = {"handle not stored": dict(c9_source=None),
-          "handle stores other bytes": dict(c9_source=CHANGED),
-          "the pinned block's handle": dict(c9_handles=("tool:c1",)),
-          "its own handle and the pinned one": dict(c9_handles=("tool:c9", "tool:c1")),
-          "a user turn": dict(c9_handles=("user:u9",), role="user"),
-          "an assistant turn": dict(role="assistant")}[copy]
+    kw = {"handle not stored": {"c9_source": None},
+          "handle stores other bytes": {"c9_source": CHANGED},
+          "the pinned block's handle": {"c9_handles": ("tool:c1",)},
+          "its own handle and the pinned one": {"c9_handles": ("tool:c9", "tool:c1")},
+          "a user turn": {"c9_handles": ("user:u9",), "role": "user"},
+          "an assistant turn": {"role": "assistant"}}[copy]
     g, window = _session(tmp_path, **kw)
     _, note, c9 = window
     gate = Gate(g.store, session="S") if resumed else g
@@ -180,7 +188,7 @@ def test_the_twin_gate_that_works_every_round_out_whole_agrees(tmp_path, c9_sour
     twin, _ = _session(tmp_path / "twin", c9_source=c9_source, twin=True)
     _, note, c9 = window
     for post, how in [([note, c9], MASK), ([note, c9], EDGE_ONLY),
-                      ([summary("s1", "RETRIES is 3.\n", ["tool:c1"]), note, c9], dict(operator="summarize"))]:
+                      ([summary("s1", "RETRIES is 3.\n", ["tool:c1"]), note, c9], {"operator": "summarize"})]:
         assert comparable(g.check(window, post, **how)) == comparable(twin.check(window, post, **how))
     assert comparable(g.check(window, [note, c9], **MASK, commit=True)) == \
         comparable(twin.check(window, [note, c9], **MASK, commit=True))
