@@ -193,3 +193,33 @@ def test_the_twin_gate_that_works_every_round_out_whole_agrees(tmp_path, c9_sour
     assert comparable(g.check(window, [note, c9], **MASK, commit=True)) == \
         comparable(twin.check(window, [note, c9], **MASK, commit=True))
     assert g.pins == twin.pins
+
+
+def test_the_pinned_read_and_the_read_again_do_not_leave_together_off_the_record(tmp_path):
+    # in one edit: c1 evicted on the record while c9 is rewritten, summarized or dropped (the
+    # pinned bytes would leave the window with no record of them); both evicted on the record
+    # leave, and with c1 kept flagged c9 is any block (free, as a copy beside a flagged one was)
+    g, window = _session(tmp_path)
+    c1, note, c9 = window
+    reordered = {**c9, "text": "RETRIES = 3\nTIMEOUT_S = 30\n# src/pay/client.py\n"}
+    s9 = summary("s9", "RETRIES is 3.\n", ["tool:c9"])
+    assert _rs(g.check(window, [note, reordered], operator="rewrite", evicted=["tool:c1"])) == [("R", "c9")]
+    assert _rs(g.check(window, [note, s9], operator="summarize", evicted=["tool:c1", "tool:c9"])) == [("R", "s9")]
+    assert _rs(g.check(window, [note], operator="prune", evicted=["tool:c1"])) == [("R", "c9")]
+    assert_accepted(g.check(window, [note], operator="prune", evicted=["tool:c1", "tool:c9"]))
+    assert_accepted(g.check(window, [c1, note, s9], operator="summarize", evicted=["tool:c9"]))
+
+
+@pytest.mark.parametrize("resumed", [False, True], ids=["live", "resumed"])
+def test_the_read_again_evicted_on_its_record_is_not_restated_later(tmp_path, resumed):
+    # its handle is no pin, but its stored bytes are the pinned text: a later summary of it, or a
+    # block citing it, restates the pinned read
+    g, window = _session(tmp_path)
+    _, note, c9 = window
+    assert_accepted(g.check(window, [note, c9], **MASK, commit=True))
+    assert_accepted(g.check([note, c9], [note], operator="prune", evicted=["tool:c9"], commit=True))
+    gate = Gate(g.store, session="S") if resumed else g
+    find(gate.check([note], [note, summary("s9", "RETRIES is 3.\n", ["tool:c9"])], operator="summarize"),
+         "R", block="s9", handle="tool:c9")
+    find(gate.check([note], [note, blk("a3", "assistant", "RETRIES is 3 [src:c9].\n", [])], operator="rewrite"),
+         "R", block="a3")
