@@ -1327,10 +1327,14 @@ def test_a_pinned_block_evicted_on_the_record_is_evicted_whatever_block_shares_i
     pinned, other = tool("a", "tool:h1", text, pinned=True), tool("c", "tool:h2", text)
     user = blk("u", "user", "ship it\n", [])
     # the copy holds the pinned text: with the flagged block gone it is held to R as the pinned
-    # block from the first pass that sees the pin (red team 38, 03: from the next one before)
-    v = gate_for({"tool:h1": text, "tool:h2": text}).check([pinned, other, user], [other, user], operator="prune",
-                                                           evicted=["tool:h1"])
+    # block from the first pass that sees the pin (red team 38, 03: from the next one before),
+    # unless it is the output observed again under a source of its own that the store holds
+    # with these very bytes (red team 132, F03: then it keeps the pinned bytes unflagged)
+    v = gate_for({"tool:h1": text, "tool:h2": "build ok: version=1.4.1\n"}).check(
+        [pinned, other, user], [other, user], operator="prune", evicted=["tool:h1"])
     assert [(x.invariant, x.block) for x in v.violations] == [("R", "c")]
+    assert_accepted(gate_for({"tool:h1": text, "tool:h2": text}).check([pinned, other, user], [other, user],
+                                                                       operator="prune", evicted=["tool:h1"]))
     g = gate_for({"tool:h1": text, "tool:h2": text})
     assert_accepted(g.check([pinned, other, user], [{**other, "pinned": True}, user], operator="prune",
                             evicted=["tool:h1"]))
@@ -3971,18 +3975,21 @@ def test_a_grounding_left_short_without_a_resource_tag_is_not_served_to_a_window
     assert [(v.invariant, v.key) for v in again.violations] == [(v.invariant, v.key) for v in first.violations]
 
 
+@pytest.mark.parametrize("observed_again", [False, True], ids=["c7 stores other bytes", "c7 stores these bytes"])
 @pytest.mark.parametrize("commit", [False, True])
-def test_a_pin_judges_the_next_edit_alike_after_a_plain_check_and_after_a_commit(commit):
+def test_a_pin_judges_the_next_edit_alike_after_a_plain_check_and_after_a_commit(commit, observed_again):
     # red team 38, 03: pinned in cycle 1, the read with the bytes of the pinned one, kept
     # unflagged once the pinned read is evicted, was held to R after check(commit=True) (and
-    # `provgate check`) but went free after a plain check whose window the agent passed on
+    # `provgate check`) but went free after a plain check whose window the agent passed on.
+    # A read whose own source holds these very bytes is the output observed again, kept
+    # unflagged after either (red team 132, F03); one whose source holds other bytes is held.
     text = "retries=7\nworkers=8\n"
     r4, r7 = tool("r4", "tool:c4", text), tool("r7", "tool:c7", text)
-    g = gate_for({"tool:c4": text, "tool:c7": text})
+    g = gate_for({"tool:c4": text, "tool:c7": text if observed_again else "retries=9\n"})
     pinned = [{**r4, "pinned": True}, r7]
     assert_accepted(g.check([r4, r7], pinned, operator="reorder", commit=commit))
     v = g.check(pinned, [r7], operator="prune", evicted=["tool:c4"])
-    assert [(x.invariant, x.block) for x in v.violations] == [("R", "r7")]
+    assert [(x.invariant, x.block) for x in v.violations] == ([] if observed_again else [("R", "r7")])
 
 
 @pytest.mark.parametrize("respelled", ["same", "trailing spaces", "blank line", "crlf"])

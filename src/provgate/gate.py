@@ -3589,7 +3589,7 @@ class _Check:
                     added_renderings.add(text_of[i])
                     new_renderings.add(text_of[i])
                 free = digests[i] in kept or (bool(kept) and (not by_text or rendering) and n in kept_norms)
-                if not free:
+                if not free and not self._observed_again(blocks[i], digests[i]):
                     for h in blocks[i].handles:
                         if h not in sticky and h not in added:
                             added[h] = None
@@ -3627,7 +3627,12 @@ class _Check:
                 # F01: a copy evicted beside its flagged turn; F03: a tool's page of the text
                 # freed by the turn's flag restored). A candidate the agent then drops still pins
                 # them (fails closed).
-                handles += [h for i in sorted(self._text_only - self._free_text_pins()) for h in pre.blocks[i].handles]
+                # A tool output observed again under a source of its own (_observed_again) is
+                # not: its stored bytes are the pinned text, so a block citing or summarizing its
+                # handle is caught by those bytes (_pinned_bytes_sources), and taken up, its handle
+                # made it an echo of the pinned block in the next pass (red team 132, F03).
+                handles += [h for i in sorted(self._text_only - self._free_text_pins())
+                            if not self._observed_again(pre.blocks[i], pre.digests[i]) for h in pre.blocks[i].handles]
             norm = self.gate._normalised_text_handle
             norms = frozenset(norm(pre.digests[i], pre.texts[i]) for i in unflagged) - {_BLANK_NORM}
             renderings = frozenset(block_text_handle(pre.digests[i]) for i in self.respaced)
@@ -9663,6 +9668,32 @@ class _Check:
             self._kept_norm_handles.discard(_BLANK_NORM)
         return self._kept_norm_handles
 
+    def _observed_again(self, b: Block, digest: bytes) -> bool:
+        """Is ``b`` (whose text's BLAKE3 is ``digest``) a tool output observed again under a
+        source of its own: a tool block, not derived, every handle it carries a source the store
+        holds with exactly these bytes and none of them pinned (the session's pinned handles as
+        the check took them, a flagged block's handles on either side, a text handle)? Such a
+        block holding a pinned text is a new observation of the same content (a file re-read
+        unchanged, a command run again), not an echo of the pinned block: it may be kept without
+        the flag, and it keeps the pinned bytes for a pinned block that leaves (red team 132,
+        F03: compact() pinned the read c1, the re-read c9 returned the same bytes, and every
+        dedupe or masking of c1 was refused from then on). It is still held to R otherwise:
+        rewritten, summarized or dropped off the record, it is refused as a pinned block. A turn
+        is never one (a user saying a pinned turn again under user:u18 is its text: red team 28,
+        y04), nor a block under the pinned block's handle, an unstored handle, or one whose
+        stored bytes differ."""
+        if b.role != "tool" or b.derived or not b.handles:
+            return False
+        pinned = self.started_with[0].handles
+        flagged = self.pre.pinned_handles()
+        stored = "blake3:" + digest.hex()
+        for h in b.handles:
+            if h in pinned or h in flagged or is_text_handle(h) or h in self.post.pinned_handles():
+                return False
+            if self.gate.handle_digest(h) != stored:
+                return False
+        return True
+
     def _pins_kept(self) -> tuple[list[tuple[int, int | None, str | None]], set[str], set[str]]:
         """What post does with each of pre's pinned blocks R holds (those _free_text_pins does not
         let go), made once per check (R; I5 asks which pinned sources are held): ``(i, j,
@@ -9747,11 +9778,38 @@ class _Check:
         for i, j, rewritten in outcome:
             b = edit.pre[i]
             if j is not None:
-                if not edit.post[j].pinned:
+                c = edit.post[j]
+                if c.pinned:
+                    continue
+                if rewritten is not None and rewritten != c.id:
+                    # (the pinned block rewritten under its id; another block keeping its bytes
+                    # unflagged does not keep it)
+                    self.violate("R", f"pinned block {b.id!r} was rewritten as {rewritten!r}", block=b.id,
+                                 handle=(b.handles or (None,))[0], evidence={"post_block": c.id})
+                elif self._observed_again(c, self.post.digests[j]):
+                    continue  # (a tool output observed again keeps the pinned bytes unflagged)
+                elif c.id == b.id and i in self._text_only:
+                    self.violate("R", f"pinned block {b.id!r} is kept but its pin was removed: it holds a pinned "
+                                 "text (a pinned block's bytes), so flag it pinned or evict it on the record",
+                                 block=b.id, evidence={"post_block": c.id})
+                elif c.id == b.id:
                     self.violate("R", f"pinned block {b.id!r} is kept but its pin was removed", block=b.id,
-                                 evidence={"post_block": edit.post[j].id})
+                                 evidence={"post_block": c.id})
+                else:
+                    # (the pinned block left the window: it is not "kept"; the block holding its
+                    # bytes is named, red team 132, F03)
+                    self.violate("R", f"pinned block {b.id!r} left the window with no eviction record while block "
+                                 f"{c.id!r} holds its pinned text without the pin: flag {c.id!r} pinned, or evict "
+                                 f"{b.id!r} on the record", block=b.id, evidence={"post_block": c.id})
                 continue
-            what = f"rewritten as {rewritten!r}" if rewritten else "neither kept byte-identical nor evicted with a record"
+            if rewritten:
+                what = f"rewritten as {rewritten!r}"
+            elif any(h in self._covering()[1] for h in b.handles):
+                # (a supersedes edge is no eviction record: docs/gate.md R, docs/compaction.md)
+                what = ("superseded by an edge with no eviction record: a pinned block leaves only on the record; "
+                        f"send evicted={list(b.handles)!r} with the supersedes edge")
+            else:
+                what = "neither kept byte-identical nor evicted with a record"
             self.violate("R", f"pinned block {b.id!r} was {what}", block=b.id,
                          handle=(b.handles or (None,))[0], evidence={"preserve_or_evict": True})
         reading = _PinsLeft(self)
