@@ -230,9 +230,12 @@ class CycleRow:
 
 
 class _Cumulative:
-    """The committed window's retention: the product of the retention of accepted cycles
-    (as the gate keeps it in ``Gate.history``). Undefined until the first accepted cycle with
-    a defined retention; unknown from the first record that leaves it open."""
+    """The committed window's retention: the product of the retention of accepted cycles,
+    each capped at 1 (as the gate keeps it in ``Gate.history``): markers a cycle adds do not
+    make up for markers an earlier one dropped, so it never passes 100% (red team 132, F02b: a
+    session at 271% could lose 60% of its markers and still show above 100%). Undefined until
+    the first accepted cycle with a defined retention; unknown from the first record that
+    leaves it open."""
 
     def __init__(self) -> None:
         self.value: float | None = None
@@ -247,7 +250,7 @@ class _Cumulative:
             self.known = False
             self.value = None
             return
-        self.value = (1.0 if self.value is None else self.value) * retention  # type: ignore[operator]
+        self.value = (1.0 if self.value is None else self.value) * min(1.0, retention)  # type: ignore[type-var]
         if not math.isfinite(self.value):  # beyond any float: unknown, never "Infinity"
             self.known = False
             self.value = None
@@ -793,7 +796,7 @@ _CYCLE_HEADERS = ("cycle", "operator", "verdict", "retention", "cumul.", "violat
 _CYCLE_RIGHT = (True, False, False, True, True, False, True, True, True, True, True, True)
 _LEGEND = (
     "retention: citation-marker retention of the edit (n/a: pre had no markers); cumul.: product over "
-    "accepted cycles;",
+    "accepted cycles, each at most 100%;",
     "merges: silent merges caught (I4); +facts/-facts: facts introduced/dropped by a lossless operator (I2);",
     "ungr.: ungrounded facts (I1); evict: eviction records; *: reclassified as lossy; ?: not in the record",
 )
