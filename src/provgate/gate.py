@@ -1591,8 +1591,18 @@ class Gate:
         audit: bool = True,
         session: str | None = None,
         cache_bytes: int = 256 << 20,
+        session_floor: float | None = None,
     ) -> None:
         _check_gate_arguments(store, audit, cache_bytes)
+        if session_floor is not None:
+            if isinstance(session_floor, bool) or not isinstance(session_floor, (int, float)) \
+                    or not 0.0 <= session_floor <= 1.0:
+                raise InvalidArgumentError(f"session_floor must be None or a number in [0, 1], got {session_floor!r}",
+                                           argument="session_floor")
+            session_floor = float(session_floor)
+        # (off by default) a floor on the cumulative retention: I5 refuses an edit that takes the
+        # session's below it (red team 132, F02: the per-cycle floor lets markers decay as floor^n)
+        self.session_floor = session_floor
         _check_policy(policy)
         if session is not None:
             check_session(session)
@@ -8718,6 +8728,17 @@ class _Check:
                                                     if i not in explicit and _cites(pre_blocks[i])),
                                    "expected_markers": expected, "retention": self.retention, "floor": self.floor,
                                    **({"lost_markers": lost, "counted_post_markers": counted_m} if lost else {})})
+        elif self.retention < 1.0 and (session_floor := self.gate.session_floor) is not None:
+            # Gate(session_floor=...): the session's cumulative retention (each accepted cycle's
+            # factor at most 1) after this edit, if it is committed, may not fall below it
+            cumulative = self.gate._cumulative
+            after = (1.0 if cumulative is None else cumulative) * self.retention
+            if after < session_floor:
+                self.violate("I5", f"citation-marker retention {self.retention:.3f} takes the session's cumulative "
+                             f"retention to {after:.3f}, below the session floor {session_floor:.2f} (each edit keeps "
+                             f"the floor {self.floor:.2f}; the session keeps {session_floor:.2f})",
+                             evidence={"retention": self.retention, "cumulative_before": cumulative,
+                                       "cumulative_after": after, "session_floor": session_floor})
 
     def _malformed_markers_of_changed(self) -> list[str]:
         """The malformed markers (``[src: a]``, ``[SRC:a]``, ``[src:a, b]``: as ``provgate
