@@ -412,7 +412,9 @@ def test_a_time_no_calendar_has_and_an_overflowing_cumulative_are_unknown(tmp_pa
     report = report_from_records(recs)
     assert "?" in report.format_table()
     rows = report.sessions[0].rows
-    assert rows[1].cumulative_retention is None and "cumulative_retention" in rows[1].unknown
+    # (each cycle's factor is capped at 1 now, red team 132 F02b: 1e200 twice is 100%, which
+    # cannot overflow; the product is never "Infinity")
+    assert rows[1].cumulative_retention == 1.0 and "cumulative_retention" not in rows[1].unknown
     json.dumps(report.to_json(), allow_nan=False)
     store = SourceStore(str(tmp_path / "s.sqlite3"))
     store._append_gate_audit([_record("odd", 1, retention=10**400)])
