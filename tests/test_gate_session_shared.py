@@ -230,3 +230,26 @@ def test_the_cumulative_retention_never_passes_one(tmp_path):
     rows = session_report(store, session="s").sessions[0].rows
     assert [r.cumulative_retention for r in rows] == [1.0, 0.75]
     assert [r.cumulative_retention for r in Gate(store, session="s", audit=False).history] == [1.0, 0.75]
+
+
+def test_after_three_races_the_check_is_judged_under_the_write_lock(tmp_path):
+    # another writer records a check before each of this one's first three records: the fourth
+    # judgement is made and written inside the store's write transaction, where nothing moves
+    store, path = _store(tmp_path)
+    gate = Gate(store, session="shared")
+    other = Gate(SourceStore(path), session="shared")
+    real = store._append_gate_audit
+    locked = []
+
+    def racing(records, **kw):
+        if len(locked) < 3:
+            assert other.check([U0, A], [U0, A], operator="reorder", commit=True).accepted
+        locked.append(store._outer_transaction is not None)
+        return real(records, **kw)
+
+    store._append_gate_audit = racing
+    verdict = gate.check([U0_UNFLAGGED, A], [S_PIN, A], operator="summarize")
+    assert locked == [False, False, False, True]
+    assert verdict.cycle == 4 and not verdict.accepted and _violated(verdict) == {"R"}
+    assert [r["cycle"] for _, r in store.iter_audit_of_session("shared")] == [1, 2, 3, 4]
+    assert [r.cycle for r in gate.history] == [1, 2, 3, 4]
