@@ -14,8 +14,6 @@ import textwrap
 import time
 from pathlib import Path
 
-from blake3 import blake3
-
 from provgate.gate import Gate
 from provgate.report import session_report
 from provgate.store import SourceStore
@@ -39,12 +37,13 @@ S_PIN = B("s", "summary", "The user said never push to main and keep retries at 
           derived_from=["user:u0"])
 S_OLD = B("s2", "summary", "app.conf: retries=3, timeout=30.\n", derived=True, derived_from=["tool:r1"])
 # what the other writer commits: the user's instruction pinned, then both reads with r1 superseded
-SETUP = """
+SETUP = f"""
 U0, R1, R2, A = {U0!r}, {R1!r}, {R2!r}, {A!r}
+supersedes = [dict(block="r2", handle="tool:r1")]
 for pre, post, kw in (([U0, A], [U0, A], dict(operator="reorder")),
-                      ([U0, R1, R2, A], [U0, R2, A], dict(operator="prune", supersedes=[{{"block": "r2", "handle": "tool:r1"}}]))):
+                      ([U0, R1, R2, A], [U0, R2, A], dict(operator="prune", supersedes=supersedes))):
     assert gate.check(pre, post, commit=True, **kw).accepted
-""".format(U0=U0, R1=R1, R2=R2, A=A)
+"""
 CHILD = textwrap.dedent("""
     import sys
     from provgate.gate import Gate
@@ -203,7 +202,7 @@ def test_a_resumed_gate_history_holds_the_session_rows_as_the_report_shows_them(
         live.check([*tools, turn(k)], [*tools, turn(k - 1)], operator="rewrite", commit=True)
     resumed = Gate(store, session="s", audit=False).history
     rows = session_report(store, session="s").sessions[0].rows
-    key = lambda r: (r.cycle, r.accepted, r.classification, r.retention, r.cumulative_retention)  # noqa: E731
+    key = lambda r: (r.cycle, r.accepted, r.classification, r.retention, r.cumulative_retention)
     assert [key(r) for r in resumed] == [key(r) for r in live.history]
     assert [(r.cycle, r.retention, r.cumulative_retention) for r in resumed] == \
         [(r.cycle, r.retention, r.cumulative_retention) for r in rows]
