@@ -150,6 +150,10 @@ MAX_VIOLATION_MESSAGE_CHARS = 4000
 # red team 83, F01)
 MAX_SEARCHED_NAMED = 64
 MAX_SEARCHED_NAMED_CHARS = 4096
+# Checks of an edit made without the store's write lock before the last one is made under it,
+# when another writer of the session recorded a check before each (Gate.check_edit)
+_SYNC_TRIES = 3
+
 # Windows whose sides a gate keeps (the windows themselves are held weakly): the one a session
 # just committed (the next pre) and the post windows of a few checks in flight; a side costs a
 # few lists per block.
@@ -1377,17 +1381,49 @@ class _StickyPins:
         return _StickyPins(self.handles - handles, self.texts - handles, self.keys - keys)
 
 
+def _history_row(record: Mapping[str, Any], cycle: int, retention: float | None,
+                 cumulative: float | None) -> CycleRecord:
+    """The :attr:`Gate.history` row of a session's audit record (a resumed session, or a check
+    another writer of the session recorded: red team 132, F06), as the check's own was."""
+    by_invariant = record.get("violations_by_invariant")
+    timings = record.get("timings_ms")
+    total = timings.get("total") if isinstance(timings, dict) else None
+    return CycleRecord(
+        cycle=cycle,
+        operator=record.get("operator") if isinstance(record.get("operator"), str) else "?",
+        accepted=record["accepted"],
+        classification=record.get("classification") if isinstance(record.get("classification"), str) else "?",
+        retention=_finite(retention),
+        cumulative_retention=cumulative,
+        violations=({k: v for k, v in by_invariant.items() if isinstance(k, str) and type(v) is int}
+                    if isinstance(by_invariant, dict) else {}),
+        check_ms=math.nan if (ms := _finite(total)) is None else ms,
+    )
+
+
+def _finite(value: Any) -> float | None:
+    """A record's number as a finite float, or None (not a number, or beyond any float)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    try:
+        value = float(value)
+    except OverflowError:
+        return None
+    return value if math.isfinite(value) else None
+
+
 class _Undo:
     """What one check added to a gate's session state (``Gate._record``), to take it back when
     its audit record cannot be written: the history's length and the cumulative retention
     before it, and the pins, reads, marker names and window shapes it added."""
 
-    __slots__ = ("cumulative", "handles", "history", "ids", "names", "norms", "reads", "refused", "renderings",
-                 "shapes")
+    __slots__ = ("cumulative", "cycle", "handles", "history", "ids", "names", "norms", "reads", "refused",
+                 "renderings", "shapes")
 
-    def __init__(self, history: int, cumulative: float | None) -> None:
+    def __init__(self, history: int, cumulative: float | None, cycle: int = 0) -> None:
         self.history = history
         self.cumulative = cumulative
+        self.cycle = cycle
         self.handles: set[str] = set()
         self.ids: set[str] = set()
         self.norms: set[str] = set()
@@ -1555,8 +1591,18 @@ class Gate:
         audit: bool = True,
         session: str | None = None,
         cache_bytes: int = 256 << 20,
+        session_floor: float | None = None,
     ) -> None:
         _check_gate_arguments(store, audit, cache_bytes)
+        if session_floor is not None:
+            if isinstance(session_floor, bool) or not isinstance(session_floor, (int, float)) \
+                    or not 0.0 <= session_floor <= 1.0:
+                raise InvalidArgumentError(f"session_floor must be None or a number in [0, 1], got {session_floor!r}",
+                                           argument="session_floor")
+            session_floor = float(session_floor)
+        # (off by default) a floor on the cumulative retention: I5 refuses an edit that takes the
+        # session's below it (red team 132, F02: the per-cycle floor lets markers decay as floor^n)
+        self.session_floor = session_floor
         _check_policy(policy)
         if session is not None:
             check_session(session)
@@ -1637,7 +1683,19 @@ class Gate:
         self._log_facts: dict[str, _LogFacts] = {}
         self._left_lock = threading.Lock()
         self._cumulative: float | None = None
-        self._cycle_base = 0
+        self._last_cycle = 0  # the session's newest cycle number this gate knows of
+        # What of the audit log the session state holds (red team 132, F06: a second process of
+        # the session commits pins and reads; a gate made before never saw them): the store's
+        # token when the session's head was last read (SourceStore._session_token), the head the
+        # state holds (records, newest seq: the records replayed and this gate's own) and the
+        # newest record it holds (a gate writes only when the head is the one it holds, so the
+        # records after it are all another writer's). A check first brings the state up to
+        # date (_catch_up) when the token moved and the head with it; a SourceStore's only (the
+        # CLI's staged store reads the head itself, red team 124/127).
+        self._tracks = type(store) is SourceStore
+        self._synced: tuple[Any, int, int] | None = None
+        self._known: tuple[int, int] = (0, 0)
+        self._applied = 0
         if session is not None:
             # (a gate that writes no records still judges as the session: a dry run, or a check
             # of candidates on a read-only store, dropped its pins and read log: red team 93, F01)
@@ -1647,7 +1705,39 @@ class Gate:
         """Continue a session recorded in the audit log by earlier processes: cycle numbers,
         the cumulative retention and the sticky pins carry over (``provgate check --session``).
         Every record of the session counts (one session may have had several writers), and
-        only those are read and parsed (``SourceStore.iter_audit_of_session``)."""
+        only those are read and parsed (``SourceStore.iter_audit_of_session``). The cycles are
+        rows of :attr:`history` too, as the report shows them (red team 132, F06)."""
+        token = self.store._session_token() if self._tracks else None  # (before the records are read)
+        self._replay(self.store.iter_audit_of_session(self.session))
+        self._synced = token
+
+    def _catch_up(self) -> None:
+        """Bring the session state up to date with the records other writers (another process,
+        another Gate of this store) added to the session since this gate last looked, as a
+        resume would have read them (red team 132, F06). In the common case, no other writer,
+        it costs a PRAGMA (the store's token did not move) or one read of the session's head."""
+        token = self.store._session_token()
+        synced = self._synced
+        if synced is not None and token[0] is synced[0] and token[1:] == synced[1:]:
+            return
+        head = self.store._session_head(self.session)
+        if head != self._known:
+            store = self.store
+            records = (store._iter_audit(self._applied, self.session, head[1]) if store._schema_version >= 2 else
+                       ((q, r) for q, r in store._iter_audit(self._applied)
+                        if isinstance(r, dict) and r.get("session") == self.session and q <= head[1]))
+            self._replay(records)
+            self._known = head
+        self._synced = token
+
+    def _replay(self, records: Iterable[tuple[int, Any]]) -> None:
+        """Add the session's ``records`` (oldest first, none of them this gate's own) to its
+        state: cycle numbers, history rows, the cumulative retention, pins, reads and refused
+        summaries (under the locks: a check that reads them holds them still)."""
+        with self._left_lock, self._lock:
+            self._replay_locked(records)
+
+    def _replay_locked(self, records: Iterable[tuple[int, Any]]) -> None:
         legacy: set[str] = set()  # pinned handles of records that hold no text pins for them
         norms: set[str] = set()
         renderings: set[str] = set()
@@ -1658,22 +1748,29 @@ class Gate:
         # and the reads of records written before reads kept where they went, placed by ts: in
         # one pass of the line per run of such records too (red team 106, F01)
         pending_by_ts: dict[str, list[tuple[str, float | None]]] = {}
-        for seq, record in self.store.iter_audit_of_session(self.session):
+        replayed, newest = self._known
+        for seq, record in records:
+            replayed, newest = replayed + 1, max(newest, seq)
             if not isinstance(record, dict) or record.get("session") != self.session:
                 continue
             _check_resumable(seq, record)
             cycle = record.get("cycle")
-            if isinstance(cycle, int):
-                self._cycle_base = max(self._cycle_base, cycle)
-            if record.get("accepted") is True:
-                retention = record.get("retention")
-                if isinstance(retention, (int, float)) and not isinstance(retention, bool):
-                    try:
-                        cumulative = (1.0 if self._cumulative is None else self._cumulative) * float(retention)
-                    except OverflowError:  # a foreign record's int beyond any float
-                        cumulative = math.inf
-                    # a record this gate could not have written leaves the product unknown
-                    self._cumulative = cumulative if math.isfinite(cumulative) and cumulative >= 0 else None
+            if isinstance(cycle, int) and not isinstance(cycle, bool):
+                self._last_cycle = max(self._last_cycle, cycle)
+            retention = record.get("retention")
+            if not (isinstance(retention, (int, float)) and not isinstance(retention, bool)):
+                retention = None
+            if record.get("accepted") is True and retention is not None:
+                try:
+                    # each cycle's factor at most 1 (red team 132, F02b: markers added do not
+                    # make up for markers dropped before)
+                    cumulative = (1.0 if self._cumulative is None else self._cumulative) * min(1.0, float(retention))
+                except OverflowError:  # a foreign record's int beyond any float
+                    cumulative = math.inf
+                # a record this gate could not have written leaves the product unknown
+                self._cumulative = cumulative if math.isfinite(cumulative) and cumulative >= 0 else None
+            if isinstance(cycle, int) and not isinstance(cycle, bool) and isinstance(record.get("accepted"), bool):
+                self._history.append(_history_row(record, cycle, retention, self._cumulative))
             reads = record.get("reads")
             if isinstance(reads, dict):
                 for resource, added in reads.items():
@@ -1702,21 +1799,28 @@ class Gate:
                 rendered = pins.get("renderings")
                 if isinstance(rendered, list):
                     renderings.update(h for h in rendered if isinstance(h, str) and h.startswith(BLOCK_HANDLE_PREFIX))
+        self._known = (replayed, newest)
+        self._applied = max(self._applied, newest)
         for resource, placed in pending.items():
             put_reads(self._read_log.setdefault(resource, []), placed)
         self._read_names.update(_names_citing(h for placed in pending.values() for h, _, _ in placed))
         for resource, reads in pending_by_ts.items():
             self._put_by_ts(resource, reads)
-        for line in self._read_log.values():
-            for _, ts in line:
+        for resource in (*pending, *pending_by_ts):
+            # (their facts are made again from the line on the resource's next check)
+            self._log_facts.pop(resource, None)
+            for _, ts in self._read_log[resource]:
                 if ts is not None:
                     self._units_logged |= _stamp_unit(ts)
         norms.discard(_BLANK_NORM)
-        self._sticky = self._sticky.adding(pinned)
-        self._pinned_norms = frozenset(norms)
-        self._pinned_renderings = frozenset(renderings)
+        if pinned:
+            self._sticky = self._sticky.adding(pinned)
+        if not norms <= self._pinned_norms:
+            self._pinned_norms = self._pinned_norms | norms
+        if not renderings <= self._pinned_renderings:
+            self._pinned_renderings = self._pinned_renderings | renderings
         if legacy:
-            self._legacy_pins = frozenset(legacy)
+            self._legacy_pins = self._legacy_pins | legacy
             self._pin_legacy_texts(legacy)
 
     def _pin_legacy_texts(self, handles: set[str]) -> None:
@@ -1988,6 +2092,31 @@ class Gate:
         floor = self.retention_floor if retention_floor is None else retention_floor
         _check_policy(policy)
         _check_floor(floor)
+        ingested: list[frozenset[str]] = []
+        for tries in count():
+            if tries >= _SYNC_TRIES and self.store._outer_transaction is None and not self.store._memory:
+                # other writers of the session recorded a check before each of this one's records:
+                # the last one is judged under the store's write lock, where nothing can move
+                with self.store._one_transaction():
+                    verdict = self._judge(edit, policy, floor, commit, ingested)
+            else:
+                verdict = self._judge(edit, policy, floor, commit, ingested)
+            if verdict is not None:
+                return verdict
+        raise AssertionError("unreachable")
+
+    def _judge(self, edit: Edit, policy: str, floor: float, commit: bool,
+               ingested: list[frozenset[str]]) -> Verdict | None:
+        """One check of ``edit`` on the session as the audit log holds it now, recorded; None
+        (and nothing recorded) when another writer recorded a check of the session after this
+        one brought it up to date: it is judged again on the session with that one (its pins
+        and reads), under the next cycle number (red team 132, F06: two processes wrote 47
+        distinct cycle numbers in 60 records, each judging without the other's pins)."""
+        synced = time.perf_counter()
+        if self._tracks:
+            with self._audit_order:
+                self._catch_up()
+        synced = (time.perf_counter() - synced) * 1e3
         with self._lock:
             sticky = self._sticky
             pinned_norms = self._pinned_norms
@@ -1997,8 +2126,10 @@ class Gate:
             # Unusable input must leave the store untouched: validate the whole edit (block
             # texts are encoded while hashing) and every source before the first put.
             run.prepare()
-            self._scan_large_texts(run, edit.sources)
-            run.ingested = self._ingest(edit.sources, edit.source_kinds)
+            if not ingested:
+                self._scan_large_texts(run, edit.sources)
+                ingested.append(self._ingest(edit.sources, edit.source_kinds))
+            run.ingested = ingested[0]
         started = time.perf_counter()
         verdict = run.run(policy, 0)  # the cycle number is assigned by _record
         masking = _masking(edit, run)
@@ -2015,7 +2146,7 @@ class Gate:
             verdict = run.run(policy, 0)
             if masking[1]:
                 self._unmask(verdict, run, edit, masking[1])
-        total_ms = (time.perf_counter() - started) * 1e3
+        total_ms = (time.perf_counter() - started) * 1e3 + synced
         verdict.timings_ms["total"] = total_ms
         # a record adds to the session's read log what the check logged, and a resumed session
         # replays the records in the log's order: checks of several threads append in the
@@ -2025,8 +2156,9 @@ class Gate:
             t0 = time.perf_counter()
             try:
                 self._persist_fact_tables()
-                if self.audit:
-                    self._append_audit(edit, verdict, run, policy, floor, undo)
+                if self.audit and not self._append_audit(edit, verdict, run, policy, floor, undo):
+                    self._undo(undo)
+                    return None
             except BaseException:
                 # a check whose audit record was not written (a read-only store, a full disk)
                 # leaves no trace in the session: its cycle number, pins, reads and retention
@@ -2166,9 +2298,11 @@ class Gate:
         """Add a judged check to the session (cycle, pins, reads, retention); returns what
         :meth:`_undo` needs to take it back if its audit record cannot be written."""
         with self._left_lock, self._lock:
-            undo = _Undo(len(self._history), self._cumulative)
-            # numbered in the order checks finish, so concurrent checks never share a cycle
-            object.__setattr__(verdict, "cycle", self._cycle_base + len(self._history) + 1)
+            undo = _Undo(len(self._history), self._cumulative, self._last_cycle)
+            # numbered in the order checks finish, so concurrent checks never share a cycle (and
+            # after the session's newest, whoever wrote it: _catch_up, red team 132, F06)
+            self._last_cycle += 1
+            object.__setattr__(verdict, "cycle", self._last_cycle)
             # Pins are sticky: once a pass has seen a block pinned, every later pass protects
             # it, even if a compactor forgets the flag. The pre window is what the agent holds,
             # whatever the verdict; the post window counts only once committed (a candidate
@@ -2228,7 +2362,9 @@ class Gate:
             undo.refused.update(d for d in run.refused_summaries if d not in self._refused_summaries)
             self._refused_summaries.update(run.refused_summaries)
             if verdict.accepted and verdict.retention is not None:
-                self._cumulative = (1.0 if self._cumulative is None else self._cumulative) * verdict.retention
+                # each cycle's factor at most 1: markers a cycle adds do not make up for markers an
+                # earlier one dropped, so the product never passes 100% (red team 132, F02b)
+                self._cumulative = (1.0 if self._cumulative is None else self._cumulative) * min(1.0, verdict.retention)
             self._history.append(
                 CycleRecord(
                     cycle=verdict.cycle,
@@ -2249,6 +2385,7 @@ class Gate:
         with self._left_lock, self._lock:
             del self._history[undo.history:]
             self._cumulative = undo.cumulative
+            self._last_cycle = undo.cycle
             self._sticky = self._sticky.without(undo.handles)
             self._pinned_ids.difference_update(undo.ids)
             if undo.norms:
@@ -2355,7 +2492,9 @@ class Gate:
         return added
 
     def _append_audit(self, edit: Edit, verdict: Verdict, run: _Check, policy: str, floor: float,
-                      undo: _Undo) -> None:
+                      undo: _Undo) -> bool:
+        """Write the check's record; False (nothing written) when another writer recorded a
+        check of the session since this gate brought it up to date (_catch_up)."""
         record = verdict.to_json()
         record["session"] = self.session
         record["policy"] = policy
@@ -2392,8 +2531,15 @@ class Gate:
         record["blocks"] = {"pre": len(edit.pre), "post": len(edit.post)}
         object.__setattr__(verdict, "pre_digest", record["pre_digest"])
         object.__setattr__(verdict, "post_digest", record["post_digest"])
+        if not self._tracks:
+            append = self.store._append_gate_audit
+        else:
+            # written only if the session's head is still the one the state holds; the token is
+            # taken first, so a write after it moves it
+            token, known = self.store._session_token(), self._known
+            append = functools.partial(self.store._append_gate_audit, expect=(self.session, known))
         try:
-            self.store._append_gate_audit([record])
+            seqs = append([record])
         except LimitExceededError:
             # a refusal too big for its own record is still recorded, with its violations
             # told shorter, then fewer (red team 93, F02: the check raised, the CLI said
@@ -2401,7 +2547,18 @@ class Gate:
             # keep (pins, reads, refused summaries) is never cut but continued in records
             # after it, written with it in one transaction (red team 98, F01: a record too big
             # for its pins raised, and the session never pinned what its window flagged)
-            self.store._append_gate_audit(_record_in_parts(_shorter_record(record, self.store), self.store))
+            seqs = append(_record_in_parts(_shorter_record(record, self.store), self.store))
+        if not self._tracks:
+            return True
+        if seqs is None:
+            return False
+        # (written on the head the state held: every record of the session up to these is in it)
+        self._known = (known[0] + len(seqs), max(seqs))
+        self._applied = max(seqs)
+        if self._synced is not None and token == self._synced and self.store._audit_writes == token[2] + 1:
+            # nothing but this write since the head was read: the next check reads no head
+            self._synced = (token[0], token[1], token[2] + 1)
+        return True
 
     # -- caches shared by checks ----------------------------------------------------------------
 
@@ -8895,6 +9052,17 @@ class _Check:
                                                     if i not in explicit and _cites(pre_blocks[i])),
                                    "expected_markers": expected, "retention": self.retention, "floor": self.floor,
                                    **({"lost_markers": lost, "counted_post_markers": counted_m} if lost else {})})
+        elif self.retention < 1.0 and (session_floor := self.gate.session_floor) is not None:
+            # Gate(session_floor=...): the session's cumulative retention (each accepted cycle's
+            # factor at most 1) after this edit, if it is committed, may not fall below it
+            cumulative = self.gate._cumulative
+            after = (1.0 if cumulative is None else cumulative) * self.retention
+            if after < session_floor:
+                self.violate("I5", f"citation-marker retention {self.retention:.3f} takes the session's cumulative "
+                             f"retention to {after:.3f}, below the session floor {session_floor:.2f} (each edit keeps "
+                             f"the floor {self.floor:.2f}; the session keeps {session_floor:.2f})",
+                             evidence={"retention": self.retention, "cumulative_before": cumulative,
+                                       "cumulative_after": after, "session_floor": session_floor})
 
     def _malformed_markers_of_changed(self) -> list[str]:
         """The malformed markers (``[src: a]``, ``[SRC:a]``, ``[src:a, b]``: as ``provgate

@@ -230,9 +230,12 @@ class CycleRow:
 
 
 class _Cumulative:
-    """The committed window's retention: the product of the retention of accepted cycles
-    (as the gate keeps it in ``Gate.history``). Undefined until the first accepted cycle with
-    a defined retention; unknown from the first record that leaves it open."""
+    """The committed window's retention: the product of the retention of accepted cycles,
+    each capped at 1 (as the gate keeps it in ``Gate.history``): markers a cycle adds do not
+    make up for markers an earlier one dropped, so it never passes 100% (red team 132, F02b: a
+    session at 271% could lose 60% of its markers and still show above 100%). Undefined until
+    the first accepted cycle with a defined retention; unknown from the first record that
+    leaves it open."""
 
     def __init__(self) -> None:
         self.value: float | None = None
@@ -247,7 +250,7 @@ class _Cumulative:
             self.known = False
             self.value = None
             return
-        self.value = (1.0 if self.value is None else self.value) * retention  # type: ignore[operator]
+        self.value = (1.0 if self.value is None else self.value) * min(1.0, retention)  # type: ignore[type-var]
         if not math.isfinite(self.value):  # beyond any float: unknown, never "Infinity"
             self.known = False
             self.value = None
@@ -489,6 +492,9 @@ class SessionSummary:
     totals: dict[str, Any]
     retention_floor: float | None
     notes: tuple[str, ...]
+    # the first cycle after which the cumulative retention was below that cycle's floor, as
+    # {"cycle", "seq", "cumulative", "floor"}; None if it never was (red team 132, F02)
+    below_floor: dict[str, Any] | None = None
 
     @property
     def first_seq(self) -> int | None:
@@ -515,6 +521,7 @@ class SessionSummary:
                 "first": next((r.retention for r in self.rows if r.retention is not None), None),
                 "min": min((r.retention for r in self.rows if r.retention is not None), default=None),
                 "final_cumulative": self.final_cumulative,
+                "cumulative_below_floor": None if self.below_floor is None else dict(self.below_floor),
             },
             **self.totals,
             "notes": list(self.notes),
@@ -544,7 +551,26 @@ def _summarize(session: str | None, records: list[tuple[int | None, Mapping[str,
     floor = floors.pop() if len(floors) == 1 else None
     if len(floors) > 1:
         notes.append("the retention floor changed within the session")
-    return SessionSummary(session, rows, _totals(rows), floor, tuple(notes))
+    below = _below_floor(rows)
+    if below is not None:
+        notes.append(f"cumulative retention fell below the floor: {_pct(below['cumulative'])} after cycle "
+                     f"{'?' if below['cycle'] is None else below['cycle']} (floor {_pct(below['floor'])}); the "
+                     "floor holds each edit, so n accepted edits may keep as little as floor^n of the markers")
+    return SessionSummary(session, rows, _totals(rows), floor, tuple(notes), below)
+
+
+def _below_floor(rows: Sequence[CycleRow]) -> dict[str, Any] | None:
+    """The first row whose cumulative retention is below its floor (the record's, else the
+    gate's default): I5 holds each edit to the floor, not the session, so markers dropped a
+    few per edit decay as floor^n with every edit accepted (red team 132, F02: 47.5% after 21
+    accepted edits); the report says where the session went below."""
+    for r in rows:
+        if r.cumulative_retention is None or "cumulative_retention" in r.unknown:
+            continue
+        floor = r.retention_floor if r.retention_floor is not None else DEFAULT_RETENTION_FLOOR
+        if r.cumulative_retention < floor:
+            return {"cycle": r.cycle, "seq": r.seq, "cumulative": r.cumulative_retention, "floor": floor}
+    return None
 
 
 @dataclass(frozen=True)
@@ -793,7 +819,7 @@ _CYCLE_HEADERS = ("cycle", "operator", "verdict", "retention", "cumul.", "violat
 _CYCLE_RIGHT = (True, False, False, True, True, False, True, True, True, True, True, True)
 _LEGEND = (
     "retention: citation-marker retention of the edit (n/a: pre had no markers); cumul.: product over "
-    "accepted cycles;",
+    "accepted cycles, each at most 100%;",
     "merges: silent merges caught (I4); +facts/-facts: facts introduced/dropped by a lossless operator (I2);",
     "ungr.: ungrounded facts (I1); evict: eviction records; *: reclassified as lossy; ?: not in the record",
 )
@@ -846,6 +872,8 @@ def _session_lines(s: SessionSummary) -> list[str]:
                      f"{_plural(t['cycles'], 'cycle')}")
     floor = (f"floor {_pct(s.retention_floor)}" if s.retention_floor is not None
              else f"floor not recorded (gate default {_pct(DEFAULT_RETENTION_FLOOR)})")
+    if s.below_floor is not None:
+        floor += f"; below it cumulatively after cycle {'?' if s.below_floor['cycle'] is None else s.below_floor['cycle']}"
     facts.append(("retention", f"{retention}; {floor}"))
     sm = t["silent_merges"]
     merges = f"{sm['caught']} caught in {sm['edits']} of {t['cycles']} edits"

@@ -949,16 +949,64 @@ class SourceStore:
             raise InvalidArgumentError(f"records must be a list, not {type(records).__name__}", argument="records")
         return self._append_audit_records(records, [f"records[{i}]" for i in range(len(records))], gate=False)
 
-    def _append_gate_audit(self, records: list[dict[str, Any]]) -> list[int]:
+    def _append_gate_audit(self, records: list[dict[str, Any]],
+                           expect: tuple[str, tuple[int, int]] | None = None) -> list[int] | None:
         """A gate's records of one check, with the keys its resume follows, which the public
         path refuses; in one transaction (a record continued in the records after it, when it
-        is too big for one row, is never left in part)."""
-        return self._append_audit_records(records, [f"records[{i}]" for i in range(len(records))], gate=True)
+        is too big for one row, is never left in part). ``expect``: (session, head): written
+        only if the session's head (:meth:`_session_head`) is still ``head`` in the write's own
+        transaction, else nothing is written and None returned (another writer recorded a
+        check of the session since the gate looked: Gate.check_edit judges again, so two
+        processes of one session never write one cycle number twice, red team 132, F06)."""
+        return self._append_audit_records(records, [f"records[{i}]" for i in range(len(records))], gate=True,
+                                          expect=expect)
 
-    def _append_audit_records(self, records: list[dict[str, Any]], paths: list[str], *, gate: bool) -> list[int]:
+    def _append_audit_records(self, records: list[dict[str, Any]], paths: list[str], *, gate: bool,
+                              expect: tuple[str, tuple[int, int]] | None = None) -> Any:
         rows = [self._audit_row(record, path, gate=gate) for record, path in zip(records, paths)]
-        return self._write(lambda conn: [conn.execute("INSERT INTO audit (record, digest, session) VALUES (?, ?, ?)",
-                                                      row).lastrowid for row in rows])
+
+        def txn(conn: sqlite3.Connection) -> list[int] | None:
+            if expect is not None and _head_of(conn, expect[0], self._schema_version) != expect[1]:
+                return None
+            return [conn.execute("INSERT INTO audit (record, digest, session) VALUES (?, ?, ?)", row).lastrowid
+                    for row in rows]
+
+        try:
+            return self._write(txn)
+        finally:
+            # (after the commit, whether or not it wrote: a reader that took its token before
+            # sees the count move, one that took it after reads a head holding the records)
+            with self._lock:
+                self._audit_writes += 1
+
+    # Every audit write this object made (any thread): with the PRAGMA data_version of a
+    # thread's connection (which moves when ANOTHER connection commits), what a Gate compares
+    # to know in microseconds that no record of its session was added since it last read the
+    # session's head (Gate._catch_up; red team 132, F06).
+    _audit_writes = 0
+
+    def _session_token(self) -> tuple[Any, int, int]:
+        """(this thread's connection, its data_version, this object's audit writes): equal to a
+        token taken before only if no record was added to the audit log since, by this object
+        or by any other connection (another process, another store object, another thread)."""
+        writes = self._audit_writes
+        if self._memory:  # (one connection, written only through this object)
+            self._check_open()
+            return (None, 0, writes)
+        conn = self._connection()
+        conn.busy += 1
+        try:
+            # (not through _using, whose context manager costs as much again as the PRAGMA)
+            version = conn.raw.execute("PRAGMA data_version").fetchone()[0]
+        except sqlite3.Error:
+            return (object(), -1, writes)  # (a token equal to none: the caller reads the head)
+        finally:
+            conn.busy -= 1
+        return (conn, version, writes)
+
+    def _session_head(self, session: str) -> tuple[int, int]:
+        """(records, newest record's seq) of ``session`` in the audit log."""
+        return self._read(lambda conn: _head_of(conn, session, self._schema_version))
 
     def _audit_row(self, record: Any, path: str, *, gate: bool) -> tuple[bytes, str, str]:
         """An audit record as its row (JSON bytes, digest, session), checked before anything is
@@ -1906,6 +1954,17 @@ class SourceStore:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _head_of(conn: sqlite3.Connection, session: str, schema_version: int) -> tuple[int, int]:
+    """(records, newest record's seq) of ``session``, read on ``conn``."""
+    if schema_version >= 2:
+        row = conn.execute("SELECT records, last_seq FROM audit_session_heads WHERE session = ?",
+                           (session,)).fetchone()
+        return (int(row[0]), int(row[1])) if row else (0, 0)
+    # (no heads before schema 2, a store opened read-only: every record counts, as the CLI counts)
+    row = conn.execute("SELECT count(*), coalesce(max(seq), 0) FROM audit").fetchone()
+    return (int(row[0]), int(row[1]))
 
 
 def _in_snapshot(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
