@@ -8488,13 +8488,12 @@ class _Check:
             b = pre_blocks[i]
             if b.resource is not None and b.handles:
                 reads.append(i)
+            elif read_of:
+                for h in b.provenance:
+                    if h in read_of:
+                        came.setdefault(i, set()).add(h)
         if read_of:
             removed_set = set(removed)
-            by_provenance = pre.by_provenance()
-            for h in _among(read_of, by_provenance):
-                for i in by_provenance[h]:
-                    if i in removed_set:
-                        came.setdefault(i, set()).add(h)
             read_names = self.gate._read_names
             marked = pre.marked()
             pairs = (((i, marked[i]) for i in removed if i in marked) if len(removed) < len(marked)
