@@ -10,14 +10,17 @@ citing the newest read states its value as a summary of it does. Both I4 paths (
 from __future__ import annotations
 
 import pytest
+from blake3 import blake3
 from gate_helpers import assert_accepted, blk, summary, tool
 
 from provgate.gate import Gate
+from provgate.handles import block_text_handle
 from provgate.store import SourceStore
 
 RES = "file:app.conf"
 OLD, NEW = "retries=3\ntimeout=30\n", "retries=4\ntimeout=30\n"
 SOURCES = {"tool:r1": OLD, "tool:r2": NEW, "user:u": "Check the retries.\n"}
+STORED_SUMMARIES = {"Earlier read of app.conf: retries=3 [src:r1], timeout=30.\n"}
 TURN = blk("u", "user", "Check the retries.\n", ["user:u"])
 R1 = tool("r1", "tool:r1", OLD, resource=RES, ts=100.0)
 R2 = tool("r2", "tool:r2", NEW, resource=RES, ts=200.0)
@@ -43,6 +46,8 @@ def session(tmp_path, incremental: bool, resumed: bool, *windows: list[dict]) ->
     store = SourceStore(path)
     for h, t in SOURCES.items():
         store.put(h, t)
+    for text in STORED_SUMMARIES:
+        store.put(block_text_handle(blake3(text.encode()).digest()), text, kind="window_summary")
     gate = Gate(store, session="S")
     gate._incremental_left = incremental
     pre = [TURN, R1, R2]
@@ -111,3 +116,30 @@ def test_honest_evictions_stay_accepted(tmp_path, incremental, resumed):
 def test_the_older_read_evicted_beside_the_newest_is_accepted(tmp_path, incremental, resumed):
     gate = session(tmp_path, incremental, resumed)
     assert_accepted(gate.check([TURN, R1, R2], [TURN, R2], operator="evict", evicted=["tool:r1"]))
+
+
+# red team 133, F01: the older read's summary re-summarized from its block handle (derived_from a
+# block handle no window block stands for once that summary has left) hid where it came from; its
+# marker citing the older read says it, as a summary restates what it cites
+S1_TEXT = "Earlier read of app.conf: retries=3 [src:r1], timeout=30.\n"
+RESUMMARY = summary("ss", "Notes: retries=3 [src:r1], timeout=30.\n",
+                    [block_text_handle(blake3(S1_TEXT.encode()).digest())])
+
+
+def resummarized(tmp_path, incremental: bool, resumed: bool) -> Gate:
+    s1 = summary("s1", S1_TEXT, ["tool:r1"])
+    return session(tmp_path, incremental, resumed, [TURN, s1, R2], [TURN, RESUMMARY, R2])
+
+
+@RESUMED
+def test_a_summary_of_a_summary_of_the_older_read_left_alone_is_refused(tmp_path, incremental, resumed):
+    gate = resummarized(tmp_path, incremental, resumed)
+    pre = [TURN, RESUMMARY, R2]
+    verdict = gate.check(pre, [TURN, RESUMMARY], operator="evict", evicted=["tool:r2"])
+    assert stale(verdict) == [("3", "tool:r2")]
+    without = summary("s2", "app.conf read again: timeout=30 [src:r2].\n", ["tool:r2"])
+    verdict = gate.check(pre, [TURN, RESUMMARY, without], operator="summarize")
+    assert stale(verdict) == [("3", "tool:r2")]
+    # honest: the newest read's summary says its value
+    with_value = summary("s2", "app.conf read again: retries=4 [src:r2], timeout=30.\n", ["tool:r2"])
+    assert_accepted(gate.check(pre, [TURN, RESUMMARY, with_value], operator="summarize"), "lossy")

@@ -244,11 +244,29 @@ def test_the_compaction_doc_example_masks_and_commits(tmp_path):
     window = gate.commit([U, T, A], [U, T, A], operator="reorder")
     old = window[1]
     lines = old.text.count("\n") + (old.text != "" and not old.text.endswith("\n"))
-    masked_block = {"id": old.id, "role": old.role, "handles": [], "ts": old.ts,
+    masked_block = {"id": old.id, "role": old.role, "handles": [], "ts": old.ts, "resource": old.resource,
                     "text": f"Old environment output: ({lines} lines omitted)\n"}
     post = [masked_block if b.id == old.id else b for b in window]
     window = gate.commit(window, post, operator="prune", evicted=list(old.handles))
     assert window[1].text == "Old environment output: (4 lines omitted)\n"
+
+
+def test_the_doc_example_masks_the_older_of_two_tagged_reads(tmp_path):
+    # red team 133, F02: the example dropped the block's resource, and a read's placeholder that
+    # drops it is the read retagged (I4): the example keeps it, and masking the older read passes
+    old_text, new_text = "retries=3\ntimeout=30\n", "retries=5\ntimeout=30\n"
+    store = store_with({**SOURCES, "tool:r1": old_text, "tool:r2": new_text}, str(tmp_path / "s.sqlite3"))
+    gate = Gate(store, session="S")
+    r1 = tool("r1", "tool:r1", old_text, resource="file:app.conf", ts=100.0)
+    r2 = tool("r2", "tool:r2", new_text, resource="file:app.conf", ts=200.0)
+    window = gate.commit([U, r1, r2], [U, r1, r2], operator="reorder")
+    old = window[1]
+    masked_block = {"id": old.id, "role": old.role, "handles": [], "ts": old.ts, "resource": old.resource,
+                    "text": "Old environment output: (2 lines omitted)\n"}
+    post = [masked_block if b.id == old.id else b for b in window]
+    assert_accepted(gate.check(window, post, operator="prune", evicted=list(old.handles)))
+    dropped = [dict(masked_block, resource=None) if b.id == old.id else b for b in window]
+    assert of(gate.check(window, dropped, operator="prune", evicted=list(old.handles)), "I4")
 
 
 def test_a_placeholder_whose_stand_in_is_another_blocks_text_and_two_at_once():

@@ -8603,6 +8603,8 @@ class _Check:
         if not whole:
             changed = self._left_judged  # (a removal of what older reads said: the changed blocks alone)
         touching = self._post_blocks_touching(resource, handles)
+        if whole:
+            touching = self._with_kept_summaries(touching, handles)
         removal_only = whole and self._left_judged.isdisjoint(touching)
         if removal_only:
             # weighed for a removal alone (no changed block of the resource): only a kept block
@@ -8673,6 +8675,8 @@ class _Check:
         if not whole:
             changed = self._left_judged  # (a removal of what older reads said: the changed blocks alone)
         touching = self._post_blocks_touching(resource, handles)
+        if whole:
+            touching = self._with_kept_summaries(touching, handles)
         removal_only = whole and self._left_judged.isdisjoint(touching)
         if removal_only:
             # weighed for a removal alone (no changed block of the resource): only a kept block
@@ -8938,7 +8942,20 @@ class _Check:
         (``handles``) other than the ``newest``?"""
         post = self.edit.post.blocks
         return any(post[j].resource == resource or any(h != newest and h in handles for h in post[j].provenance)
+                   or (post[j].derived and j in self.marked and any(h != newest and h in handles for h in self.cited(j)))
                    for j in touching)
+
+    def _with_kept_summaries(self, touching: list[int], handles: Any) -> list[int]:
+        """``touching`` and the kept derived blocks whose markers cite a read of the line
+        (``handles``): a summary restates what it cites, and one re-summarized from another
+        summary's block handle names the reads only so once that summary has left the window
+        (red team 133, F01: its derived_from, a block handle no window block stands for any
+        more, hid that it came from the older read, and the newest read was evicted beside it)."""
+        post = self.edit.post.blocks
+        changed = self._left_judged
+        extra = [j for j in self.marked if j not in changed and post[j].derived
+                 and any(h in handles for h in self.cited(j))]
+        return sorted({*touching, *extra}) if extra else touching
 
     def _kept_citing(self, handle: str) -> list[int]:
         """The kept (unchanged) post blocks whose markers cite ``handle`` alone by a name, where
