@@ -3454,6 +3454,9 @@ class _Check:
         self._unlogged: dict[str, str] = {}  # the pre window's reads new to the log -> the resource it files them under
         self._removed_from: dict[str, frozenset[str] | None] = {}  # (_resources_removed)
         self._kept_by_name: dict[str, list[int]] | None = None  # (_kept_citing)
+        self._block_reads_memo: dict[int, dict[str, set[str]]] = {}  # (_block_reads)
+        self._unkeyed_memo: dict[int, tuple[_Facts, set[tuple[int, int]]]] = {}  # (_unkeyed_of)
+        self._kept_summaries: dict[str, list[int]] | None = None  # (_with_kept_summaries)
         self._new_reads: dict[str, str] | None = None  # (the same, for the edges: _new_reads_filed)
         self._reads_before: dict[str, bool] = {}  # I4: _read_before, per resource
         self._read_handles: set[str] | None = None  # (the handles the pre window's primary blocks carry)
@@ -8604,7 +8607,7 @@ class _Check:
             changed = self._left_judged  # (a removal of what older reads said: the changed blocks alone)
         touching = self._post_blocks_touching(resource, handles)
         if whole:
-            touching = self._with_kept_summaries(touching, handles)
+            touching = self._with_kept_summaries(touching, resource)
         removal_only = whole and self._left_judged.isdisjoint(touching)
         if removal_only:
             # weighed for a removal alone (no changed block of the resource): only a kept block
@@ -8614,9 +8617,12 @@ class _Check:
             # newest reads of many files, beside turns citing them, read every older read of each)
             if not self._kept_from_older(touching, resource, handles, newest):
                 return
-            touching = sorted({*touching, *self._kept_citing(newest)})
         elif changed.isdisjoint(touching):
             return
+        if whole:
+            # (a placeholder masking the newest read is a changed block: the kept turn citing
+            # it still keeps its value, red team 133, F09)
+            touching = sorted({*touching, *self._kept_citing(newest)})
         newest_facts = gate.read_source_facts(newest)
         older_facts = [f for f in map(gate.read_source_facts, stored[:-1]) if f is not None]
         if newest_facts is not None and self._stale_paths_of(
@@ -8676,7 +8682,7 @@ class _Check:
             changed = self._left_judged  # (a removal of what older reads said: the changed blocks alone)
         touching = self._post_blocks_touching(resource, handles)
         if whole:
-            touching = self._with_kept_summaries(touching, handles)
+            touching = self._with_kept_summaries(touching, resource)
         removal_only = whole and self._left_judged.isdisjoint(touching)
         if removal_only:
             # weighed for a removal alone (no changed block of the resource): only a kept block
@@ -8686,9 +8692,12 @@ class _Check:
             # newest reads of many files, beside turns citing them, read every older read of each)
             if not self._kept_from_older(touching, resource, handles, newest):
                 return
-            touching = sorted({*touching, *self._kept_citing(newest)})
         elif changed.isdisjoint(touching):
             return
+        if whole:
+            # (a placeholder masking the newest read is a changed block: the kept turn citing
+            # it still keeps its value, red team 133, F09)
+            touching = sorted({*touching, *self._kept_citing(newest)})
         newest_facts = gate.read_source_facts(newest)
         # (the older reads' facts are asked for only where a dotted path needs them)
         older_facts = _Later(lambda: [f for f in map(gate.read_source_facts, line.stored()[:-1]) if f is not None])
@@ -8742,11 +8751,19 @@ class _Check:
         kv: dict[tuple[int, int], set[tuple[int, int]]] = {}
         restated: set[tuple[int, int]] = set()
         named: dict[tuple[int, int], set[tuple[int, int]]] = {}  # (as _stale_alone)
+        held: set[tuple[int, int]] | None = None
         for facts, prose, newer in texts:
             self._gather_kv_values(kv, facts, basis, newer)
             if prose or newer:  # (as _stale_alone)
-                # (the candidates of _stale_alone: every older and newer value of a stale key)
-                values = [v for v in _unkeyed_values(facts) if basis.stale_keys_holding(v)]
+                # (the candidates of _stale_alone: every older and newer value of a stale key,
+                # looked up from the smaller side: a summary of N files' reads, weighed for each
+                # file, was asked every one of its values per file, red team 133, F08)
+                if held is None:
+                    held = set().union(*(basis.values.get(k, ()) for k in basis.stale_keys),
+                                       *(basis.extra.get(k, ()) for k in basis.stale_keys))
+                unkeyed = self._unkeyed_of(facts)
+                values = ([v for v in held if v in unkeyed] if len(held) < len(unkeyed)
+                          else [v for v in unkeyed if v in held])
                 if prose:
                     restated.update(values if newer else (v for v in values if v not in basis.newest_any))
                 if newer:
@@ -8941,20 +8958,61 @@ class _Check:
         read of it, or a block whose handles or ``derived_from`` name a read of the line
         (``handles``) other than the ``newest``?"""
         post = self.edit.post.blocks
-        return any(post[j].resource == resource or any(h != newest and h in handles for h in post[j].provenance)
-                   or (post[j].derived and j in self.marked and any(h != newest and h in handles for h in self.cited(j)))
-                   for j in touching)
+        for j in touching:
+            if post[j].resource == resource:
+                return True
+            came = self._block_reads(j).get(resource)
+            if came and (len(came) > 1 or newest not in came):
+                return True
+            # (a block handle among what it comes from: the line knows the summaries it stands for)
+            if any(h != newest and h.startswith(BLOCK_HANDLE_PREFIX) and h in handles for h in post[j].provenance):
+                return True
+        return False
 
-    def _with_kept_summaries(self, touching: list[int], handles: Any) -> list[int]:
-        """``touching`` and the kept derived blocks whose markers cite a read of the line
-        (``handles``): a summary restates what it cites, and one re-summarized from another
-        summary's block handle names the reads only so once that summary has left the window
-        (red team 133, F01: its derived_from, a block handle no window block stands for any
-        more, hid that it came from the older read, and the newest read was evicted beside it)."""
-        post = self.edit.post.blocks
-        changed = self._left_judged
-        extra = [j for j in self.marked if j not in changed and post[j].derived
-                 and any(h in handles for h in self.cited(j))]
+    def _block_reads(self, j: int) -> dict[str, set[str]]:
+        """resource -> the reads (logged, or of the pre window) post block ``j`` comes from: its
+        handles or ``derived_from``, and, for a derived block, what its markers cite (made once
+        per block and check: a summary of N files' reads was asked its N handles once per file,
+        red team 133, F08)."""
+        found = self._block_reads_memo.get(j)
+        if found is None:
+            read_of, unlogged = self.gate._read_of, self._unlogged
+            block = self.edit.post.blocks[j]
+            found = {}
+            refs = list(block.provenance)
+            if block.derived and j in self.marked:
+                refs += self.cited(j)
+            for h in refs:
+                resource = read_of.get(h) or unlogged.get(h)
+                if resource is not None:
+                    found.setdefault(resource, set()).add(h)
+            self._block_reads_memo[j] = found
+        return found
+
+    def _unkeyed_of(self, facts: _Facts) -> set[tuple[int, int]]:
+        """:func:`_unkeyed_values` of ``facts``, once per check (a block weighed for many
+        resources is asked for each)."""
+        found = self._unkeyed_memo.get(id(facts))
+        if found is None or found[0] is not facts:
+            found = self._unkeyed_memo[id(facts)] = (facts, _unkeyed_values(facts))
+        return found[1]
+
+    def _with_kept_summaries(self, touching: list[int], resource: str) -> list[int]:
+        """``touching`` and the kept derived blocks whose markers cite a read of ``resource``: a
+        summary restates what it cites, and one re-summarized from another summary's block
+        handle names the reads only so once that summary has left the window (red team 133,
+        F01: its derived_from, a block handle no window block stands for any more, hid that it
+        came from the older read, and the newest read was evicted beside it). The kept summaries
+        are indexed by resource once per check (F08: asked per file, quadratic)."""
+        if self._kept_summaries is None:
+            post = self.edit.post.blocks
+            changed = self._left_judged
+            self._kept_summaries = {}
+            for j in self.marked:
+                if j not in changed and post[j].derived:
+                    for r in self._block_reads(j):
+                        self._kept_summaries.setdefault(r, []).append(j)
+        extra = self._kept_summaries.get(resource)
         return sorted({*touching, *extra}) if extra else touching
 
     def _kept_citing(self, handle: str) -> list[int]:
