@@ -3042,11 +3042,13 @@ def _citation_json(item: Any, i: int) -> Any:
 # masking as it judges that form: a pinned block masked is refused by R, the newest read masked
 # beside an older one by I4); any other text is no placeholder and meets the usual rules.
 _MASKING_OPERATORS = frozenset({"prune", "evict", "rewrite"})
-_MASK_VERBS = frozenset("elided omitted hidden masked removed truncated cleared collapsed".split())
-_MASK_WORDS = _MASK_VERBS | frozenset(
-    "old older earlier previous prior tool environment observation observations output outputs result results "
-    "fetch see view read re-read rerun re-run call it them to the of a an was is has been for brevity space "
-    "content contents here this".split())
+_MASK_VERBS = frozenset(("elided", "omitted", "hidden", "masked", "removed", "truncated", "cleared", "collapsed"))
+_MASK_WORDS = _MASK_VERBS | frozenset((
+    'old', 'older', 'earlier', 'previous', 'prior', 'tool', 'environment', 'observation', 'observations', 'output',
+    'outputs', 'result', 'results', 'fetch', 'see', 'view', 'read', 're-read', 'rerun', 're-run', 'call', 'it',
+    'them', 'to', 'the', 'of', 'a', 'an', 'was', 'is', 'has', 'been', 'for', 'brevity', 'space', 'content',
+    'contents', 'here', 'this',
+))
 _MASK_UNITS = {"line": "lines", "lines": "lines", "byte": "bytes", "bytes": "bytes",
                "character": "characters", "characters": "characters", "chars": "characters"}
 _MASK_TOKENS = re.compile(r"`[^`\n]*`|[^\s\[\]()<>,;`]+|[\[\]()<>,;]")
@@ -3066,7 +3068,7 @@ def _mask_shape(text: str, masked: str, handles: tuple[str, ...]) -> list[tuple[
     """``text`` as a placeholder of ``masked`` (a block carrying ``handles``): None when it has
     not the shape (then it is no placeholder), else its counts that are not the masked text's
     own, (stated, unit, true) each (empty: an honest placeholder)."""
-    body = text[:-1] if text.endswith("\n") else text
+    body = text.removesuffix("\n")
     if not body.strip() or len(body) > _MASK_MAX_CHARS or "\n" in body or "\r" in body:
         return None
     tokens = _MASK_TOKENS.findall(body)
@@ -3134,8 +3136,8 @@ def _masking(edit: Edit, run: _Check) -> tuple[Edit, dict[int, Block], list[tupl
             continue
         if wrong:
             for stated, unit, true in wrong:
-                lies.append((b.id, f"block {b.id!r} masks an output of {true} {unit} as {stated} {unit}: a "
-                                   f"placeholder's count must be the masked text's own",
+                lies.append((b.id, (f"block {b.id!r} masks an output of {true} {unit} as {stated} {unit}: a "
+                                    f"placeholder's count must be the masked text's own"),
                               {"stated": stated, "unit": unit, "masked_count": true}))
             continue
         if blocks is None:
