@@ -40,7 +40,7 @@ from _byte_batches cimport byte_items, lengths_of, pointers_of
 from _types cimport byte_t, offset_t
 from _whitespace cimport whitespace_length
 
-from provgate._search_py import (UNIT_ASCII_SPELLINGS, UNIT_GAP_BYTES, UNIT_LOWER_CASE_ONLY, WHITESPACE,
+from provgate._search_py import (ASIDE_OPENERS, UNIT_ASCII_SPELLINGS, UNIT_GAP_BYTES, UNIT_LOWER_CASE_ONLY, WHITESPACE,
                                  WHITESPACE_CODEPOINTS)
 from provgate._search_py import check_max_spans, check_pair, check_start
 from provgate.errors import InvalidArgumentError
@@ -1222,6 +1222,50 @@ def unit_leads(data):
     else:
         with nogil:
             unit_leads_into(src, n, dst, k)
+    return out
+
+
+cdef bint ASIDE_OPENER[256]
+memset(ASIDE_OPENER, 0, sizeof(ASIDE_OPENER))
+for _b in ASIDE_OPENERS:
+    ASIDE_OPENER[_b] = True
+
+
+cdef offset_t aside_leads_into(const byte_t* s, offset_t n, offset_t* out, offset_t room) noexcept nogil:
+    """Write the first ``room`` offsets of aside_leads into ``out``; return how many there are."""
+    cdef offset_t i = 0, j, k = 0
+    while i < n:
+        if i + 8 <= n and not may_hold_a_digit(s + i):
+            i += 8
+            continue
+        if 0x30 <= s[i] <= 0x39:
+            j = i + 1
+            while j < n and j - i - 1 < 9 and (s[j] == 0x20 or s[j] == 0x09):
+                j += 1
+            if j - i - 1 <= 8 and j < n and (ASIDE_OPENER[s[j]] or (s[j] == 0x2D and j + 1 < n and s[j + 1] == 0x2D)):
+                if k < room:
+                    out[k] = i + 1
+                k += 1
+        i += 1
+    return k
+
+
+def aside_leads(data):
+    if type(data) is not bytes:
+        raise TypeError(f"data must be bytes, not {type(data).__name__}")
+    cdef bytes keep = data
+    cdef offset_t n = PyBytes_GET_SIZE(keep), k
+    cdef const byte_t* src = data_of(keep)
+    cdef offset_t few[FEW_UNIT_LEADS]
+    with nogil:
+        k = aside_leads_into(src, n, few, FEW_UNIT_LEADS)
+    cdef cnp.ndarray out = np.empty(k, dtype=np.int64)
+    cdef offset_t* dst = index_ptr(out)
+    if k <= FEW_UNIT_LEADS:
+        memcpy(dst, few, k * sizeof(offset_t))
+    else:
+        with nogil:
+            aside_leads_into(src, n, dst, k)
     return out
 
 

@@ -723,3 +723,39 @@ def test_switch_loaded_the_native_build():
         assert _search.IMPLEMENTATION == "native"
         assert _search.find_exact is _load("native").find_exact
         assert _search.find_exact.__module__ == "provgate._ext.search"
+
+
+# ---- aside_leads: a digit that a bracket or an aside may follow ------------------------------------
+
+@pytest.mark.parametrize("data, expected", [
+    (b"Wait 30(min)", [7]), (b"30 (h)", [2]), (b"30" + b" " * 8 + b"(", [2]), (b"30" + b" " * 9 + b"(", []),
+    (b"30\t{approx}", [2]), (b"30 -- approx", [2]), (b"30 - approx", []), (b"30,5", [2]), (b"T1(30)", [2, 5]),
+    (b"30 \xe2\x80\x94 x", [2]), (b"1 2 3", []), (b"", []), (b"7", []), (b"7 ", []), (b"7 -", []), (b"7--", [1]),
+    (b"$30 $", [3]), (b"a9\r", [2]), (b"9\x0b", [1]), (b"9\n(", []),
+])
+def test_aside_leads(impl, data, expected):
+    found = impl.aside_leads(data)
+    assert found.dtype == np.int64 and found.tolist() == expected
+
+
+def test_aside_leads_refuses_what_is_not_bytes(impl):
+    for bad in ("30 (h)", bytearray(b"30 (h)"), None):
+        with pytest.raises(TypeError, match="data must be bytes"):
+            impl.aside_leads(bad)
+
+
+@_only_with_native
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([b"0", b"9", b"12", b" ", b"\t", b" " * 8, b" " * 9, b"(", b")", b"{", b"[", b"-",
+                                 b"--", b",", b"/", b">", b'"', b"'", b"~", b"\r", b"\x0b", b"\x0c", b"$", b"\\",
+                                 b"\xe2\x80\x94", b"\xe3\x80\x80", b"\xc2\xa3", b"\n", b"a", b"x" * 9]),
+                max_size=80))
+def test_native_aside_leads_equal_the_reference(parts):
+    data = b"".join(parts)
+    assert _load("native").aside_leads(data).tolist() == _load("reference").aside_leads(data).tolist()
+
+
+def test_aside_leads_past_the_stack_buffer(impl):
+    # (more leads than the native pass holds on its stack: the text is read twice)
+    data = b"1(" * 1000
+    assert impl.aside_leads(data).tolist() == list(range(1, 2000, 2))

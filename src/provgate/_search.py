@@ -13,6 +13,7 @@ longest_prefix = _impl.longest_prefix
 marks_held = _impl.marks_held
 normalize_whitespace = _impl.normalize_whitespace
 unit_leads = _impl.unit_leads
+aside_leads = _impl.aside_leads
 WHITESPACE = _impl.WHITESPACE
 WHITESPACE_CODEPOINTS = _impl.WHITESPACE_CODEPOINTS
 
@@ -21,6 +22,7 @@ __all__ = [
     "WHITESPACE",
     "WHITESPACE_CODEPOINTS",
     "WHITESPACE_RUN",
+    "aside_leads",
     "exact_spans",
     "find_exact",
     "find_whitespace",

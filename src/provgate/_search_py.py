@@ -236,6 +236,22 @@ def unit_leads(data: bytes) -> np.ndarray:
     return np.array([m.start() for m in _UNIT_LEAD.finditer(data)], dtype=np.int64)
 
 
+# the bytes after which (and up to 8 blanks) an aside or a bracket may follow a figure: what may
+# open one ( { [ \\ , / > " ' ~ a carriage return, a vertical tab, a form feed, $ ), the lead bytes of
+# a dash, a line or ideographic space and a currency sign; or "--"
+ASIDE_OPENERS = b"({[\\,/>\"'~\r\x0b\x0c$)\xe2\xe3\xc2"
+_ASIDE_LEAD = re.compile(rb"[0-9](?=[ \t]{0,8}(?:[" + re.escape(ASIDE_OPENERS) + rb"]|--))")
+
+
+def aside_leads(data: bytes) -> np.ndarray:
+    """Every offset just past an ASCII digit that up to 8 blanks (spaces, tabs) and then one of
+    :data:`ASIDE_OPENERS` or ``--`` follow, in order, as an int64 array: the places a figure may
+    be followed by a bracket or an aside (the gate reads its units there, a summary's side)."""
+    if type(data) is not bytes:
+        raise TypeError(f"data must be bytes, not {type(data).__name__}")
+    return np.array([m.end() for m in _ASIDE_LEAD.finditer(data)], dtype=np.int64)
+
+
 def marks_held(data: bytes, marks: tuple[bytes, ...]) -> list[bool]:
     """For each of ``marks`` (a tuple of non-empty bytes), does it occur in ``data``? The
     gate asks a few marks (the opening quotation marks, the no-break spaces) of every text it
@@ -357,6 +373,7 @@ __all__ = [
     "find_whitespace",
     "longest_prefix",
     "normalize_whitespace",
+    "aside_leads",
     "unit_leads",
     "whitespace_spans",
 ]

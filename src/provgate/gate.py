@@ -84,7 +84,7 @@ from provgate._matching_py import _words_closed_at
 from provgate._quotations import asked_quotations, asks_outside_code_spans
 from provgate._scanner import fold_digits, span_values
 from provgate._scanner_py import _tilde_underline, normalize_value
-from provgate._search import marks_held, unit_leads
+from provgate._search import aside_leads, marks_held, unit_leads
 from provgate._search_py import UNIT_GAP_RUN, UNIT_LOWER_CASE_ONLY, UNIT_NAMES
 from provgate._textnorm import same_after_normalisation, same_words
 from provgate._textnorm_py import (
@@ -4876,11 +4876,19 @@ class _Check:
         # (and the units a figure's brackets and asides may give it that the reading above does
         # not: _bracketed_units, red team 131, F09; red team 130b, F08, F09)
         # (a summary's, a derived block's: a block rewritten under its id is read as before)
-        bracketed = {o: found for o, text in enumerate(texts)
-                     if post_blocks[asked[o]].derived and (found := _figures_bracketed(text))}
+        starts = list(itertools.accumulate((len(t) + 1 for t in texts[:-1]), initial=0))
+        bracketed: dict[int, dict[bytes, set[bytes]]] = {}
+        if any(post_blocks[j].derived for j in asked):
+            # (the leads of every text in one native pass: a derived block without one is not read)
+            leads: dict[int, list[int]] = {}
+            for p in aside_leads(b"\n".join(texts)).tolist():
+                o = bisect.bisect_right(starts, p) - 1
+                leads.setdefault(o, []).append(p - starts[o])
+            for o, ends in leads.items():
+                if post_blocks[asked[o]].derived and (found := _figures_bracketed(texts[o], ends)):
+                    bracketed[o] = found
         if not hits and not bracketed:
             return
-        starts = list(itertools.accumulate((len(t) + 1 for t in texts[:-1]), initial=0))
         by_block: dict[int, list[int]] = {}
         for p in hits:
             o = bisect.bisect_right(starts, p) - 1
@@ -8453,8 +8461,16 @@ class _Check:
             for underlying in through.values():
                 refs |= underlying  # (every handle reached: the chain below each summary)
             above = _above(through) if through else {}
-            resources = sorted({read_of[h] for h in refs.intersection(read_of)}
-                               | {unlogged[h] for h in refs.intersection(unlogged)} | dropped.keys())
+            referred = {read_of[h] for h in refs.intersection(read_of)} | {unlogged[h] for h in refs.intersection(unlogged)}
+            if dropped:
+                # a resource weighed for a removal alone needs a kept block of its own to leave a
+                # value alone (a read of it, a block deriving from one of its reads, a summary
+                # citing one): the others would be weighed to find nothing (a prune evicting the
+                # newest reads of many files beside turns that cite them)
+                kept = self._kept_touched_resources()
+                dropped = {r: came for r, came in dropped.items() if kept is None or r in kept or r in referred}
+                self._removed_from = dropped
+            resources = sorted(referred | dropped.keys())
             if not resources:
                 return
             reported = {v.value for v in self.violations if v.invariant == "I4" and v.key == "resource"}
@@ -8469,6 +8485,24 @@ class _Check:
                         weigh(resource, every, above)
                     else:
                         weigh(resource, changed, above)
+
+    def _kept_touched_resources(self) -> set[str] | None:
+        """The resources a post block comes from (a read of it; a block whose handles or
+        ``derived_from`` name one of its reads; a summary citing one), None where a block comes
+        from a block handle (a summary's text, which may stand for any read): once per check."""
+        post = self.post
+        read_of, unlogged = self.gate._read_of, self._unlogged
+        by_provenance = post.by_provenance()
+        if any(h.startswith(BLOCK_HANDLE_PREFIX) for h in by_provenance):
+            return None
+        out = set(post.by_resource())
+        out.update(read_of[h] for h in _among(read_of, by_provenance))
+        out.update(unlogged[h] for h in _among(unlogged, by_provenance))
+        blocks = post.blocks
+        for j in self.marked:
+            if blocks[j].derived:
+                out.update(self._block_reads(j))
+        return out
 
     def _resources_removed(self) -> dict[str, frozenset[str] | None]:
         """The resources of the pre blocks this edit removes without a supersession edge, each
@@ -17921,12 +17955,6 @@ _FIGURE_BEFORE_ASIDE = re.compile(
 _BARE_MARKS = {_K: _K, b"M": b"M", b"G": b"G", b"T": b"T", b"x": b"times"}
 # a currency's sign apart after the figure, "$" too ("30 $ each")
 _SIGN_APART = re.compile(rb"[ \t]{1,2}(\$|\xc2\xa3|\xc2\xa5|\xe2\x82\xac|\xe2\x82\xb9)(?![0-9A-Za-z_$\x80-\xff])")
-# the bytes _FIGURE_BEFORE_ASIDE looks for, by class: a digit "0", a blank " ", what may open an
-# aside "(" (the lead bytes of a dash, a line or ideographic space, a sign), any other "x"; and a
-# figure's last digit before them
-_ASIDE_CLASSES = bytes(48 if 48 <= c <= 57 else 32 if c in b" \t" else 40 if c in b"({[\\,/>\"'~\r\x0b\x0c$)\xe2\xe3\xc2"
-                       else 45 if c == 45 else 120 for c in range(256))
-_ASIDE_LEAD = re.compile(rb"0(?= {0,8}(?:\(|--))")  # (a dash's aside "--", no date's or identifier's "-")
 # the unit's word right after the asides (and its rate)
 _ASIDE_UNIT = re.compile(_UNIT_WORD + _UNIT_RATE)
 # the words of a unit's spelling an aside's unit is not read from (an ordinal, the pronoun)
@@ -17967,18 +17995,14 @@ def _bracketed_units(text: bytes, end: int, labels: bool = True) -> set[bytes]:
     return out
 
 
-def _figures_bracketed(text: bytes) -> dict[bytes, set[bytes]]:
+def _figures_bracketed(text: bytes, leads: list[int] | None = None) -> dict[bytes, set[bytes]]:
     """Each figure of ``text`` (as :func:`_figures_with_units` names it) -> the units
-    :func:`_bracketed_units` reads after it, where it reads any."""
+    :func:`_bracketed_units` reads after it, where it reads any. ``leads``: the text's
+    :func:`~provgate._search.aside_leads`, if the caller found them."""
     out: dict[bytes, set[bytes]] = {}
-    # (the digits and the bytes an aside may open with searched for in the text translated to
-    # their classes, "0", " " and "(": a search of the text itself from each digit cost 1.5 ms on
-    # the rewrite benchmark's 79 KB)
-    read = text.translate(_ASIDE_CLASSES)
-    if b"0(" not in (dense := read.translate(None, b" ")) and b"0--" not in dense:
-        return out
-    for m in _ASIDE_LEAD.finditer(read):
-        end = m.end()
+    # (a digit that a bracket or an aside may follow found in one native pass: a search of the
+    # text from each digit, in Python, cost 0.2 ms on the summarize benchmark's 17 KB of summaries)
+    for end in aside_leads(text).tolist() if leads is None else leads:
         if text[end:end + 1] in b".," and end + 1 < len(text) and 48 <= text[end + 1] <= 57:
             continue  # (the figure goes on: "1,000 (h)" is read at its last digit)
         start = end - 1
