@@ -8462,7 +8462,7 @@ class _Check:
                 refs |= underlying  # (every handle reached: the chain below each summary)
             above = _above(through) if through else {}
             referred = {read_of[h] for h in refs.intersection(read_of)} | {unlogged[h] for h in refs.intersection(unlogged)}
-            if dropped:
+            if dropped.keys() - referred:
                 # a resource weighed for a removal alone needs a kept block of its own to leave a
                 # value alone (a read of it, a block deriving from one of its reads, a summary
                 # citing one): the others would be weighed to find nothing (a prune evicting the
@@ -8537,11 +8537,14 @@ class _Check:
             marked = pre.marked()
             pairs = (((i, marked[i]) for i in removed if i in marked) if len(removed) < len(marked)
                      else ((i, f) for i, f in marked.items() if i in removed_set))
+            reads_named: dict[str, list[str]] = {}  # (a read is cited by many of the blocks removed)
             for i, facts in pairs:
                 for n in read_names.intersection(facts.markers()):
-                    for h in self._targets(n):
-                        if h in read_of:
-                            came.setdefault(i, set()).add(h)
+                    found = reads_named.get(n)
+                    if found is None:
+                        found = reads_named[n] = [h for h in self._targets(n) if h in read_of]
+                    if found:
+                        came.setdefault(i, set()).update(found)
         candidates = sorted({*reads, *came})
         if not candidates:
             return {}
