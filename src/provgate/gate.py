@@ -13266,7 +13266,14 @@ def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
                 return True
             # (or a sentence ending in "." that points at the fence: "Never run this.", "Do not
             # run the following.": red team 123, F11, read as governing nothing)
-            if _fence_instruction_negated(line, _FENCE_POINTER_BELOW, depth):
+            cut: list[bool] = []
+            if _fence_instruction_negated(line, _FENCE_POINTER_BELOW, depth, cut=cut):
+                return True
+            if cut and (_denial_words(line, 0, len(line)) or _FENCE_UNWISE_WORD.search(line) is not None) and (
+                    _FENCE_POINTER_WORD.search(line) is not None or line.rstrip(b" \t*_").endswith(b":")):
+                # (a read the bounds stopped short within the line, an act's walk past a comma
+                # reaching its 64 tokens, "Do not run a a <...>, the following:" (red team 133,
+                # F07): the word test, failing closed, as a longer cut sentence is read)
                 return True
             # (a read that starts within a sentence: its start is read too, red team 129, F03)
             if start > 0 and text[start - 1] != 0x0A and _fence_cut_sentence_denies(text, start, end, depth):
