@@ -13792,6 +13792,7 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes], 
     twice: list[bool] | None = None
     stops: list[int] | None = None
     across: tuple[bytes, int, bool, bool] | None = None  # (the act past a comma, :data:`crossed`)
+    crossing = crossed is not None  # (one pointer's walk crosses, the last one that meets a comma: a linear read)
     for n in range(len(tokens) - 1, -1, -1):
         word = tokens[n][0]
         if word == b"so" and n > 0 and tokens[n - 1][0] in (b"do", b"does", b"doing") and (
@@ -13892,7 +13893,7 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes], 
                     continue  # (not a pointer that opens a passive clause of its own: "Since it has no
                     # dry-run mode, this must never be run.", red team 129, F01, took "dry-run" for its
                     # act; "Do not run, this is dangerous:" still takes "run")
-                if crossed is not None and w != b":" and _fence_clause_verbless(tokens, j + 1, n):
+                if crossing and w != b":" and _fence_clause_verbless(tokens, j + 1, n):
                     past = True  # (read on to the act before it, red team 133, F07)
                     j -= 1
                     continue
@@ -13918,6 +13919,8 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes], 
                 reached = False
                 break
             j -= 1
+        if past:
+            crossing = False  # (its act, or its bound, read: "the, following, " x 60 walked 64 tokens a pointer)
         if reached and cut is not None and n > _FENCE_ACT_REACH:
             # (the walk's own bound reached, the act maybe further back: "Never run <35 words>
             # 'x' <35 words> this:", red team 131b, F04, which a separate count of the words
