@@ -65,3 +65,22 @@ def test_a_walk_past_a_comma_beyond_its_bound_within_the_line_falls_back_to_the_
     "No sudo needed, the following:", "Run the tests first, i.e. the following:"])
 def test_a_pointer_with_a_clause_of_its_own_or_an_act_not_denied_is_accepted(line):
     assert_accepted(_summarize(line + "\n" + FENCE))
+
+
+# "e.g." and "i.e." end no sentence in a cut sentence of 257 B - 1 KB either (red team 133, F07:
+# "Never run <35 words> e.g. <35 words> this:" was read from "e.g.", its "Never" cut off)
+@pytest.mark.parametrize("brk", [" e.g. ", " E.g. ", " i.e. "])
+@pytest.mark.parametrize(("head", "tail"), [("Never run ", " this:"), ("Never ", " run this:")])
+def test_an_abbreviation_in_a_long_line_ends_no_sentence(brk, head, tail):
+    line = head + _w(35) + brk + _w(35) + tail
+    assert 256 < len(line.encode()) <= 1024
+    _refused(line + "\n" + FENCE)
+
+
+@pytest.mark.parametrize("line", [
+    "Run the tests, e.g. " + _w(60) + ", and it does not touch data, then run this:",
+    "Do not use the old tools, e.g. " + _w(60) + ". Run this instead:",
+    "Don't worry about warnings, e.g. " + _w(60) + ", just run this:"])
+def test_a_long_honest_line_with_an_abbreviation_is_accepted(line):
+    assert 256 < len(line.encode()) <= 1024
+    assert_accepted(_summarize(line + "\n" + FENCE))

@@ -13142,8 +13142,10 @@ def _fence_cut_sentence_denies(text: bytes, start: int, end: int, depth: int) ->
 
 # a sentence's end in the bounded read of the line over a fenced block, and the last one before it
 # (:func:`_fence_cut_sentence_denies`; one character each side, so a run of dots is read once)
-_FENCE_FIRST_STOP = re.compile(rb"[.!?;][ \t*_)\]]")
-_FENCE_LAST_STOP = re.compile(rb".*[.!?;][ \t*_)\]]", re.DOTALL)
+# ("i.e." and "e.g." end none: red team 133, F07, "Never run <35 words> e.g. <35 words> this:" was
+# read from "e.g.", its "Never" cut off)
+_FENCE_FIRST_STOP = re.compile(rb"(?<![^0-9A-Za-z][iI]\.[eE])(?<![^0-9A-Za-z][eE]\.[gG])[.!?;][ \t*_)\]]")
+_FENCE_LAST_STOP = re.compile(rb".*(?<![^0-9A-Za-z][iI]\.[eE])(?<![^0-9A-Za-z][eE]\.[gG])[.!?;][ \t*_)\]]", re.DOTALL)
 # a word judging an act unwise (:data:`_FENCE_UNWISE`), which denies a long cut sentence as a denial does
 _FENCE_UNWISE_WORD = re.compile(rb"(?<![0-9a-z_'-])(?:dangerous|unsafe|risky|harmful|destructive|forbidden|prohibited"
                                 rb"|banned|disallowed|wrong|crazy|foolish|unwise|insane|reckless|stupid|dumb)"
