@@ -13256,8 +13256,10 @@ def _fence_cut_sentence_denies(text: bytes, start: int, end: int, depth: int) ->
 
 # a sentence's end in the bounded read of the line over a fenced block, and the last one before it
 # (:func:`_fence_cut_sentence_denies`; one character each side, so a run of dots is read once)
-_FENCE_FIRST_STOP = re.compile(rb"[.!?;][ \t*_)\]]")
-_FENCE_LAST_STOP = re.compile(rb".*[.!?;][ \t*_)\]]", re.DOTALL)
+# ("i.e." and "e.g." end none: red team 133, F07, "Never run <35 words> e.g. <35 words> this:" was
+# read from "e.g.", its "Never" cut off)
+_FENCE_FIRST_STOP = re.compile(rb"(?<![^0-9A-Za-z][iI]\.[eE])(?<![^0-9A-Za-z][eE]\.[gG])[.!?;][ \t*_)\]]")
+_FENCE_LAST_STOP = re.compile(rb".*(?<![^0-9A-Za-z][iI]\.[eE])(?<![^0-9A-Za-z][eE]\.[gG])[.!?;][ \t*_)\]]", re.DOTALL)
 # a word judging an act unwise (:data:`_FENCE_UNWISE`), which denies a long cut sentence as a denial does
 _FENCE_UNWISE_WORD = re.compile(rb"(?<![0-9a-z_'-])(?:dangerous|unsafe|risky|harmful|destructive|forbidden|prohibited"
                                 rb"|banned|disallowed|wrong|crazy|foolish|unwise|insane|reckless|stupid|dumb)"
@@ -13380,7 +13382,14 @@ def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
                 return True
             # (or a sentence ending in "." that points at the fence: "Never run this.", "Do not
             # run the following.": red team 123, F11, read as governing nothing)
-            if _fence_instruction_negated(line, _FENCE_POINTER_BELOW, depth):
+            cut: list[bool] = []
+            if _fence_instruction_negated(line, _FENCE_POINTER_BELOW, depth, cut=cut):
+                return True
+            if cut and (_denial_words(line, 0, len(line)) or _FENCE_UNWISE_WORD.search(line) is not None) and (
+                    _FENCE_POINTER_WORD.search(line) is not None or line.rstrip(b" \t*_").endswith(b":")):
+                # (a read the bounds stopped short within the line, an act's walk past a comma
+                # reaching its 64 tokens, "Do not run a a <...>, the following:" (red team 133,
+                # F07): the word test, failing closed, as a longer cut sentence is read)
                 return True
             # (a read that starts within a sentence: its start is read too, red team 129, F03)
             if start > 0 and text[start - 1] != 0x0A and _fence_cut_sentence_denies(text, start, end, depth):
@@ -13615,7 +13624,12 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
     if (whole := _FENCE_WHOLE_BRACKETED.fullmatch(text)) is not None:
         text = whole.group(1) if whole.group(1) is not None else whole.group(2)  # (a sentence in brackets is read: "(Never run this.)", red team 128, F03)
     text = _FENCE_BRACKETED.sub(b" ", text)
+    if b"." in text:
+        # ("i.e." and "e.g." end no sentence: "Do not run the deploy by hand, i.e. the following:",
+        # red team 133, F07, read "the following:" as a sentence of no act)
+        text = _FENCE_ABBREVIATION.sub(b",", text)
     pieces = [m for m in _FENCE_SENTENCE.finditer(text) if m.group().strip(b" \t*_")]
+    crossed: list[bool] = []
     for k, piece in (enumerate(pieces) if first else reversed(list(enumerate(pieces)))):
         if piece.group().rstrip(b" \t*_").endswith(b"?"):
             # (a question answered by a denial denies: "Run this? Never.", "Should you run the
@@ -13628,67 +13642,83 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
         # (a sentence apart from the block, not the one next to it: "that service" names another
         # thing, red team 129, F09: "Then wait. Do not restart that service." after the block)
         apart = k > 0 if first else k + 1 < len(pieces)
-        found = _fence_act_pointed(text, piece.start(), piece.end(), points, below, determiners=apart, cut=cut)
+        crossed.clear()
+        found = _fence_act_pointed(text, piece.start(), piece.end(), points, below, determiners=apart, cut=cut,
+                                   crossed=crossed)
         if found is None:
             continue  # (the last sentence pointing at the block: "Never run this. It wipes prod.")
-        verb, verb_end, limited, _ = found
-        if limited:
-            return False  # (a limit, no prohibition: "Never run this twice.")
-        clause = text[:verb_end]
-        # (the words of the verb's own sentence, read for a report or a harm denied; a hyphenated
-        # verb one word, its last part, as :func:`_fence_act_pointed` read it: red team 129, F15,
-        # "No need to re-run that." ended in "to re run", no necessity denied before "to")
-        words = _fence_words_to_verb(text, piece.start(), verb_end)
-        if _fence_act_reported(verb, words) or (_fence_harm_denied(words) and not (
-                words[-2:-1] == [b"by"] and words[0] in (b"don't", b"never", b"do"))):
-            return False  # (a harm forbidden of the act is a prohibition: "Don't hurt prod by running this.", red team 128, F03)
-        if _negates_another_verb(words):
-            return False
-        if (found[3] and _necessity_denied(words)) or (
-                len(words) > 2 and words[-2] == b"to" and _necessity_denied(words[:-2])) or (
-                len(words) > 1 and (words[-2] in (b"needn't", b"neednt") or words[-3:-1] == [b"need", b"not"])):
-            # (a necessity denied: "This need not be run on macOS."; before "to" and the act: "You
-            # don't need to run this as root.", red team 128, F10; right before it: "You needn't
-            # re-run that.", red team 129, F15), unless a later clause denies the act: "That need
-            # not be run, and must never be run." (red team 129, F01)
-            return _fence_later_denial(text, verb_end, piece.end())
-        if len(words) > 2 and words[-2] == b"to" and any(w in _FENCE_UNWISE for w in words[:-2]):
-            # (an act judged unwise before it: "It's unsafe to run this.", "It would be wrong to
-            # run this.": red team 128, F03; "It's not dangerous to run this." is no denial)
-            # (each such word by the negation right before it: red team 129, F07, "It is dangerous,
-            # not to mention stupid, to run this." was freed by any "not" before "to")
-            return any(w in _FENCE_UNWISE and not _fence_judgement_denied(words, i) for i, w in enumerate(words[:-2]))
-        if len(words) > 2 and words[-2] == b"to" and any(w in _FENCE_GERUND_GOOD for w in words[:-2]) \
-                and _fence_allowed_with_limit([b"ok"] + _words_of_clause(text[verb_end:piece.end()])):
-            return True  # (the same after "to": "It is fine to run this on dev but never on prod.")
-        if len(words) == 1 and verb.endswith(b"ing"):
-            # (the act as the subject, judged after the pointer: "Running this is not allowed.",
-            # "Running the following is forbidden.": red team 128, F03, read as governing nothing)
-            # (each judging word by the negation right before it, adverbs passed: red team 129,
-            # F12, any negation after the pointer flipped it, "Running this is recommended, not
-            # optional." was refused and "Running this is forbidden, not optional." accepted; a
-            # word forbidding it, or one allowing it denied, denies it, failing closed)
-            judged = _words_of_clause(text[verb_end:piece.end()])
-            judgements = [(w in _FENCE_GERUND_BAD) != _fence_judgement_denied(judged, j)
-                          for j, w in enumerate(judged) if w in _FENCE_GERUND_BAD or w in _FENCE_GERUND_GOOD]
-            if judgements:
-                # (an allowing word with a later limit denying the act somewhere: "Running this is
-                # fine locally but never on prod.", red team 130b, F06, allowed it outright)
-                return any(judgements) or _fence_allowed_with_limit(judged)
-        if _clause_negated_before(clause, len(clause), depth + 1):
-            return True
-        if cut is not None and verb_end - piece.start() > 256 and _FENCE_TOKEN_BREAK.search(text, verb_end - 256, verb_end) is None:
-            # (its negation may stand before the 256 bytes read, in the same clause: "Never <300
-            # bytes> run this:"; a clause break in them ends what governs the act, "Never commit
-            # secrets, <...>, and run this:")
-            cut.append(True)
-        # (a passive's negation may stand before its subject: "Under no circumstances should
-        # this be run", "At no point must the above be run"; and a subject that denies carries
-        # across a clause that qualifies it: "Nobody who has access should run that"; fail closed)
-        if found[3]:
-            return any(w in _BARE_NOT or _negation_words(w, 0, len(w)) for w in words[:-1])
-        return any(w in _FENCE_NOBODY or (w == b"no" and words[k + 1:k + 2] == [b"one"]) for k, w in enumerate(words))
+        denied = _fence_found_denies(text, piece.start(), piece.end(), found, depth, cut)
+        if denied or not crossed:
+            return denied
+        # (an act read across a comma or a dash before the pointer, the pointer's clause holding
+        # none, denies the block only: "Do not run it on prod, the following:" (red team 133,
+        # F07); else the sentence is read as before, as pointing at nothing)
     return False
+
+
+def _fence_found_denies(text: bytes, lo: int, hi: int, found: tuple[bytes, int, bool, bool], depth: int,
+                        cut: list[bool] | None) -> bool:
+    """Does the sentence ``text[lo:hi]`` deny its act ``found`` (:func:`_fence_act_pointed`) on the
+    fenced block it points at (:func:`_fence_instruction_negated`, which reads its sentences: a
+    report, a harm denied, a negation of another verb, a necessity denied, a judgement, a gerund
+    subject, a negation before it in its clause, a passive's or a subject's)?"""
+    verb, verb_end, limited, _ = found
+    if limited:
+        return False  # (a limit, no prohibition: "Never run this twice.")
+    clause = text[:verb_end]
+    # (the words of the verb's own sentence, read for a report or a harm denied; a hyphenated
+    # verb one word, its last part, as :func:`_fence_act_pointed` read it: red team 129, F15,
+    # "No need to re-run that." ended in "to re run", no necessity denied before "to")
+    words = _fence_words_to_verb(text, lo, verb_end)
+    if _fence_act_reported(verb, words) or (_fence_harm_denied(words) and not (
+            words[-2:-1] == [b"by"] and words[0] in (b"don't", b"never", b"do"))):
+        return False  # (a harm forbidden of the act is a prohibition: "Don't hurt prod by running this.", red team 128, F03)
+    if _negates_another_verb(words):
+        return False
+    if (found[3] and _necessity_denied(words)) or (
+            len(words) > 2 and words[-2] == b"to" and _necessity_denied(words[:-2])) or (
+            len(words) > 1 and (words[-2] in (b"needn't", b"neednt") or words[-3:-1] == [b"need", b"not"])):
+        # (a necessity denied: "This need not be run on macOS."; before "to" and the act: "You
+        # don't need to run this as root.", red team 128, F10; right before it: "You needn't
+        # re-run that.", red team 129, F15), unless a later clause denies the act: "That need
+        # not be run, and must never be run." (red team 129, F01)
+        return _fence_later_denial(text, verb_end, hi)
+    if len(words) > 2 and words[-2] == b"to" and any(w in _FENCE_UNWISE for w in words[:-2]):
+        # (an act judged unwise before it: "It's unsafe to run this.", "It would be wrong to
+        # run this.": red team 128, F03; "It's not dangerous to run this." is no denial)
+        # (each such word by the negation right before it: red team 129, F07, "It is dangerous,
+        # not to mention stupid, to run this." was freed by any "not" before "to")
+        return any(w in _FENCE_UNWISE and not _fence_judgement_denied(words, i) for i, w in enumerate(words[:-2]))
+    if len(words) > 2 and words[-2] == b"to" and any(w in _FENCE_GERUND_GOOD for w in words[:-2]) \
+            and _fence_allowed_with_limit([b"ok"] + _words_of_clause(text[verb_end:hi])):
+        return True  # (the same after "to": "It is fine to run this on dev but never on prod.")
+    if len(words) == 1 and verb.endswith(b"ing"):
+        # (the act as the subject, judged after the pointer: "Running this is not allowed.",
+        # "Running the following is forbidden.": red team 128, F03, read as governing nothing)
+        # (each judging word by the negation right before it, adverbs passed: red team 129,
+        # F12, any negation after the pointer flipped it, "Running this is recommended, not
+        # optional." was refused and "Running this is forbidden, not optional." accepted; a
+        # word forbidding it, or one allowing it denied, denies it, failing closed)
+        judged = _words_of_clause(text[verb_end:hi])
+        judgements = [(w in _FENCE_GERUND_BAD) != _fence_judgement_denied(judged, j)
+                      for j, w in enumerate(judged) if w in _FENCE_GERUND_BAD or w in _FENCE_GERUND_GOOD]
+        if judgements:
+            # (an allowing word with a later limit denying the act somewhere: "Running this is
+            # fine locally but never on prod.", red team 130b, F06, allowed it outright)
+            return any(judgements) or _fence_allowed_with_limit(judged)
+    if _clause_negated_before(clause, len(clause), depth + 1):
+        return True
+    if cut is not None and verb_end - lo > 256 and _FENCE_TOKEN_BREAK.search(text, verb_end - 256, verb_end) is None:
+        # (its negation may stand before the 256 bytes read, in the same clause: "Never <300
+        # bytes> run this:"; a clause break in them ends what governs the act, "Never commit
+        # secrets, <...>, and run this:")
+        cut.append(True)
+    # (a passive's negation may stand before its subject: "Under no circumstances should
+    # this be run", "At no point must the above be run"; and a subject that denies carries
+    # across a clause that qualifies it: "Nobody who has access should run that"; fail closed)
+    if found[3]:
+        return any(w in _BARE_NOT or _negation_words(w, 0, len(w)) for w in words[:-1])
+    return any(w in _FENCE_NOBODY or (w == b"no" and words[k + 1:k + 2] == [b"one"]) for k, w in enumerate(words))
 
 
 def _fence_later_denial(text: bytes, verb_end: int, hi: int) -> bool:
@@ -13858,7 +13888,8 @@ _FENCE_ASKING = frozenset((b"should", b"shall", b"can", b"could", b"may", b"migh
 
 
 def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes], below: bool,
-                       determiners: bool = False, cut: list[bool] | None = None) -> tuple[bytes, int, bool, bool] | None:
+                       determiners: bool = False, cut: list[bool] | None = None,
+                       crossed: list[bool] | None = None) -> tuple[bytes, int, bool, bool] | None:
     """The act of doing a sentence ``text[lo:hi]`` asks or denies of the fenced block it points
     at (:func:`_fence_instruction_negated`): its verb (a passive participle as its bare verb),
     the end of the verb in ``text``, whether a limit follows the pointer (``twice``), whether it
@@ -13866,11 +13897,18 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes], 
     clause or a passive after it. ``determiners``: a pointer right before a word naming another
     thing (:func:`_fence_names_another`: ``that service``, ``those files``) points at none.
     ``cut``: told (``True`` appended) when a walk back for the act reached its bound
-    (:data:`_FENCE_ACT_REACH`) with no act and no clause break (red team 131b, F04)."""
+    (:data:`_FENCE_ACT_REACH`) with no act and no clause break (red team 131b, F04), or past the
+    commas and dashes it crossed. ``crossed``: a walk that meets a comma or a dash before any act
+    goes on past it to the act before it, the pointer read as that act's object (``Do not run,
+    under any circumstances, the following:``, ``Don't run it, the script below:``: red team 133,
+    F07, the comma ended the walk, no act, and nothing cut short); that act is the answer when no
+    pointer of the sentence has an act of its own or a passive (``True`` appended to ``crossed``)."""
     tokens = [(m.group(), m.start(), m.end()) for m in _FENCE_TOKEN.finditer(text, lo, hi)]
     passives: list[tuple[int, bytes]] | None = None  # (the passive acts, read once: red team 130b, F03's reads)
     twice: list[bool] | None = None
     stops: list[int] | None = None
+    across: tuple[bytes, int, bool, bool] | None = None  # (the act past a comma, :data:`crossed`)
+    crossing = crossed is not None  # (one pointer's walk crosses, the last one that meets a comma: a linear read)
     for n in range(len(tokens) - 1, -1, -1):
         word = tokens[n][0]
         if word == b"so" and n > 0 and tokens[n - 1][0] in (b"do", b"does", b"doing") and (
@@ -13952,6 +13990,7 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes], 
         # (the nearest act within :data:`_FENCE_ACT_REACH` tokens: a linear read of a long sentence)
         floor = max(n - _FENCE_ACT_REACH, 0)
         reached = True
+        past = False  # (a comma or a dash crossed: :data:`crossed`)
         j = n - 1
         while j >= floor:
             j = stops[j]
@@ -13970,6 +14009,10 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes], 
                     continue  # (not a pointer that opens a passive clause of its own: "Since it has no
                     # dry-run mode, this must never be run.", red team 129, F01, took "dry-run" for its
                     # act; "Do not run, this is dangerous:" still takes "run")
+                if crossing and w != b":" and _fence_clause_verbless(tokens, j + 1, n):
+                    past = True  # (read on to the act before it, red team 133, F07)
+                    j -= 1
+                    continue
                 reached = False
                 break
             if j > 0 and w.endswith(b"ing") and tokens[j - 1][0] in _FENCE_NOT_OBJECT:
@@ -13985,8 +14028,15 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes], 
             # red team 128, F01, read as no act)
             w = w.rpartition(b"-")[2]
             if w not in _FENCE_POINTS_BELOW and w not in _FENCE_POINTS_ABOVE and _act_stem(w) in _FENCE_ACTS:
-                return w, tokens[j][2], limited, False
+                if not past:
+                    return w, tokens[j][2], limited, False
+                if across is None:
+                    across = (w, tokens[j][2], limited, False)
+                reached = False
+                break
             j -= 1
+        if past:
+            crossing = False  # (its act, or its bound, read: "the, following, " x 60 walked 64 tokens a pointer)
         if reached and cut is not None and n > _FENCE_ACT_REACH:
             # (the walk's own bound reached, the act maybe further back: "Never run <35 words>
             # 'x' <35 words> this:", red team 131b, F04, which a separate count of the words
@@ -14008,7 +14058,48 @@ def _fence_act_pointed(text: bytes, lo: int, hi: int, points: frozenset[bytes], 
         if p < len(passives):
             j, verb = passives[p]
             return verb, tokens[j][2], limited, True
+    if across is not None and crossed is not None:
+        crossed.append(True)
+        return across
     return None
+
+
+def _fence_clause_verbless(tokens: list[tuple[bytes, int, int]], i: int, n: int) -> bool:
+    """Do the tokens ``tokens[i:n]``, after a comma or a dash and before a pointer at the fenced
+    block (``tokens[n]``), open with no verb or subject of their own, so that the pointer is the
+    object of the act before the comma (:func:`_fence_act_pointed`: ``Do not run it, the
+    following:``, ``..., especially the following:``, ``..., under any circumstances, this:``;
+    red team 133, F07)? Its first word, past a request's adverbs, is read: a verb of its own
+    (``Don't run it yet, read this first.``, ``Don't panic, see below:``) or a subject (``...,
+    you need this:``) keeps the pointer in its clause, and so does a word setting it against the
+    act before (``Don't run anything else, just the following:``); any other word does not,
+    failing closed."""
+    while i < n and (tokens[i][0] in _FENCE_CROSS_SKIP or (tokens[i][0].endswith(b"ly") and tokens[i][0] != b"only")):
+        i += 1
+    if i >= n:
+        return True
+    w = tokens[i][0]
+    return not (w in _FENCE_CROSS_VERBS or w in _FENCE_CROSS_CONTRAST or w in _OWN_VERBS or w in _FENCE_CLAUSE_OPENERS or w in _SUBJECT_OF
+                or w.endswith((b"n't", b"'ll", b"'re", b"'ve", b"'d", b"'m")))
+
+
+# "i.e." and "e.g." before a blank, read as a comma, their letters no words (:func:`_fence_instruction_negated`)
+_FENCE_ABBREVIATION = re.compile(rb"(?<![0-9a-z])(?:i\.e|e\.g)\.,?(?=[ \t])")
+# the adverbs of a request after a comma read past for its first word (:func:`_fence_clause_verbless`)
+_FENCE_CROSS_SKIP = frozenset((b"please", b"then", b"first", b"now", b"so", b"and", b"or", b"kindly", b"also", b"still",
+                               b"always", b"again", b"next"))
+# the words after a comma that set the pointer against the act before it, no object of it
+# (:func:`_fence_clause_verbless`: "Don't run anything else, just the following:")
+_FENCE_CROSS_CONTRAST = frozenset((b"just", b"only", b"but", b"instead", b"rather", b"except", b"merely", b"simply"))
+# the verbs of a clause of their own after a comma whose object is the pointer, none an act on
+# the block (:func:`_fence_clause_verbless`: "Don't run it yet, read this first.")
+_FENCE_CROSS_VERBS = frozenset((b"read", b"see", b"check", b"consider", b"review", b"note", b"try", b"follow", b"look",
+                                b"keep", b"remember", b"verify", b"inspect", b"examine", b"study", b"skim", b"compare",
+                                b"notice", b"ask", b"tell", b"learn", b"understand", b"find", b"watch", b"heed", b"obey",
+                                b"take", b"get", b"have", b"need", b"want", b"prefer", b"choose", b"pick", b"trust",
+                                b"expect", b"ignore", b"skip", b"avoid", b"double-check", b"confirm", b"mind", b"bookmark",
+                                b"save", b"print", b"show", b"give", b"send", b"share", b"report", b"document", b"here's",
+                                b"here", b"there's", b"that's", b"it's", b"what's", b"refer", b"recall", b"test"))
 
 
 def _fence_names_another(word: bytes) -> bool:
