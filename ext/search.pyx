@@ -1204,7 +1204,11 @@ cdef enum:
     FEW_UNIT_LEADS = 256  # held on the stack: a text with more is read twice
 
 
-def unit_leads(data):
+ctypedef offset_t (*leads_into_t)(const byte_t* s, offset_t n, offset_t* out, offset_t room) noexcept nogil
+
+
+cdef object leads_of(object data, leads_into_t leads_into):
+    """The offsets ``leads_into`` finds in ``data`` (bytes), as an int64 array."""
     if type(data) is not bytes:
         raise TypeError(f"data must be bytes, not {type(data).__name__}")
     cdef bytes keep = data
@@ -1214,15 +1218,19 @@ def unit_leads(data):
     # long text's size, which cost more than the pass)
     cdef offset_t few[FEW_UNIT_LEADS]
     with nogil:
-        k = unit_leads_into(src, n, few, FEW_UNIT_LEADS)
+        k = leads_into(src, n, few, FEW_UNIT_LEADS)
     cdef cnp.ndarray out = np.empty(k, dtype=np.int64)
     cdef offset_t* dst = index_ptr(out)
     if k <= FEW_UNIT_LEADS:
         memcpy(dst, few, k * sizeof(offset_t))
     else:
         with nogil:
-            unit_leads_into(src, n, dst, k)
+            leads_into(src, n, dst, k)
     return out
+
+
+def unit_leads(data):
+    return leads_of(data, unit_leads_into)
 
 
 cdef bint ASIDE_OPENER[256]
@@ -1251,22 +1259,7 @@ cdef offset_t aside_leads_into(const byte_t* s, offset_t n, offset_t* out, offse
 
 
 def aside_leads(data):
-    if type(data) is not bytes:
-        raise TypeError(f"data must be bytes, not {type(data).__name__}")
-    cdef bytes keep = data
-    cdef offset_t n = PyBytes_GET_SIZE(keep), k
-    cdef const byte_t* src = data_of(keep)
-    cdef offset_t few[FEW_UNIT_LEADS]
-    with nogil:
-        k = aside_leads_into(src, n, few, FEW_UNIT_LEADS)
-    cdef cnp.ndarray out = np.empty(k, dtype=np.int64)
-    cdef offset_t* dst = index_ptr(out)
-    if k <= FEW_UNIT_LEADS:
-        memcpy(dst, few, k * sizeof(offset_t))
-    else:
-        with nogil:
-            aside_leads_into(src, n, dst, k)
-    return out
+    return leads_of(data, aside_leads_into)
 
 
 cdef enum:

@@ -368,12 +368,12 @@ __all__ = [
     "WHITESPACE",
     "WHITESPACE_CODEPOINTS",
     "WHITESPACE_RUN",
+    "aside_leads",
     "exact_spans",
     "find_exact",
     "find_whitespace",
     "longest_prefix",
     "normalize_whitespace",
-    "aside_leads",
     "unit_leads",
     "whitespace_spans",
 ]
