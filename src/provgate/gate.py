@@ -8438,7 +8438,7 @@ class _Check:
             unlogged = self._unlogged = self.pre.unlogged_reads(read_of)
             if not read_of and not unlogged:
                 return
-            changed = self._left_judged = set(judged)
+            self._left_judged = set(judged)
             # what the changed blocks come from: their handles, derived_from and cited handles
             # (each distinct marker name resolved once, not once per block)
             refs = set().union(*(post[j].provenance for j in judged))
@@ -8476,15 +8476,9 @@ class _Check:
             reported = {v.value for v in self.violations if v.invariant == "I4" and v.key == "resource"}
             reported.update(v.evidence.get("resource") for v in self.violations if v.invariant == "I4")
             weigh = self._left_reads_of if gate._incremental_left else self._left_reads_rebuilt
-            every: set[int] | None = None
             for resource in resources:
                 if resource not in reported:  # (else the rules on the window's reads have said what is wrong with it)
-                    if resource in dropped:
-                        if every is None:
-                            every = set(range(len(post)))
-                        weigh(resource, every, above)
-                    else:
-                        weigh(resource, changed, above)
+                    weigh(resource, above)
 
     def _kept_touched_resources(self) -> set[str] | None:
         """The resources a post block comes from (a read of it; a block whose handles or
@@ -8603,7 +8597,7 @@ class _Check:
         return [(h, ts) for h, ts in self.pre.read_line_of(resource)
                 if (read_of.get(h) or unlogged.get(h, resource)) == resource]
 
-    def _left_reads_rebuilt(self, resource: str, changed: set[int], above: dict[str, list[str]]) -> None:
+    def _left_reads_rebuilt(self, resource: str, above: dict[str, list[str]]) -> None:
         """:meth:`_check_left_reads` for one resource, from the whole read log: every logged
         read looked up in the store and the stale values rebuilt from all older reads, in time
         linear in the session's reads of the resource. The executable specification of
@@ -8641,27 +8635,10 @@ class _Check:
             return
         if above:
             handles |= _standing_for(above, handles)
-        whole = self._weighs_whole(resource, newest)
-        if not whole:
-            changed = self._left_judged  # (a removal of what older reads said: the changed blocks alone)
-        touching = self._post_blocks_touching(resource, handles)
-        if whole:
-            touching = self._with_kept_summaries(touching, resource)
-        removal_only = whole and self._left_judged.isdisjoint(touching)
-        if removal_only:
-            # weighed for a removal alone (no changed block of the resource): only a kept block
-            # that comes from an older read (one of them kept, or a block deriving from one)
-            # can hold an older value alone; a kept turn citing the newest read is weighed for
-            # the value it keeps, and one citing an older read is history (a prune evicting the
-            # newest reads of many files, beside turns citing them, read every older read of each)
-            if not self._kept_from_older(touching, resource, handles, newest):
-                return
-        elif changed.isdisjoint(touching):
+        weighed = self._weighed_blocks(resource, handles, newest)
+        if weighed is None:
             return
-        if whole:
-            # (a placeholder masking the newest read is a changed block: the kept turn citing
-            # it still keeps its value, red team 133, F09)
-            touching = sorted({*touching, *self._kept_citing(newest)})
+        touching, changed, _ = weighed
         newest_facts = gate.read_source_facts(newest)
         older_facts = [f for f in map(gate.read_source_facts, stored[:-1]) if f is not None]
         if newest_facts is not None and self._stale_paths_of(
@@ -8691,7 +8668,7 @@ class _Check:
                                f"the read {newest!r}, which is not in the window", {"newer_read": newest},
                                already)
 
-    def _left_reads_of(self, resource: str, changed: set[int], above: dict[str, list[str]]) -> None:
+    def _left_reads_of(self, resource: str, above: dict[str, list[str]]) -> None:
         """:meth:`_left_reads_rebuilt`, step for step, in time that does not grow with the
         session's reads of the resource (red team 41, 04: a session re-reading one file every
         cycle paid 56 ms a check at cycle 3,200). The line is not copied (:class:`_LeftLine`),
@@ -8716,27 +8693,10 @@ class _Check:
         handles = line
         if above:
             handles = line.with_extra(_standing_for(above, line))
-        whole = self._weighs_whole(resource, newest)
-        if not whole:
-            changed = self._left_judged  # (a removal of what older reads said: the changed blocks alone)
-        touching = self._post_blocks_touching(resource, handles)
-        if whole:
-            touching = self._with_kept_summaries(touching, resource)
-        removal_only = whole and self._left_judged.isdisjoint(touching)
-        if removal_only:
-            # weighed for a removal alone (no changed block of the resource): only a kept block
-            # that comes from an older read (one of them kept, or a block deriving from one)
-            # can hold an older value alone; a kept turn citing the newest read is weighed for
-            # the value it keeps, and one citing an older read is history (a prune evicting the
-            # newest reads of many files, beside turns citing them, read every older read of each)
-            if not self._kept_from_older(touching, resource, handles, newest):
-                return
-        elif changed.isdisjoint(touching):
+        weighed = self._weighed_blocks(resource, handles, newest)
+        if weighed is None:
             return
-        if whole:
-            # (a placeholder masking the newest read is a changed block: the kept turn citing
-            # it still keeps its value, red team 133, F09)
-            touching = sorted({*touching, *self._kept_citing(newest)})
+        touching, changed, removal_only = weighed
         newest_facts = gate.read_source_facts(newest)
         # (the older reads' facts are asked for only where a dotted path needs them)
         older_facts = _Later(lambda: [f for f in map(gate.read_source_facts, line.stored()[:-1]) if f is not None])
@@ -8991,6 +8951,34 @@ class _Check:
         # than an uncited one)
         out.update(j for j, cites in self._changed_citations() if not handles.isdisjoint(cites))
         return sorted(out)
+
+    def _weighed_blocks(self, resource: str, handles: Any, newest: str) -> tuple[list[int], set[int], bool] | None:
+        """For both weighings of a resource whose ``newest`` read is gone from post: (the post
+        blocks touching it, the blocks weighed as the edit's, whether it is weighed for a
+        removal alone), or None when nothing is to weigh. Where the edit removed the newest
+        read or a block that comes from it (:meth:`_weighs_whole`), every post block is the
+        edit's, and the kept summaries citing its reads touch it too."""
+        whole = self._weighs_whole(resource, newest)
+        changed = set(range(len(self.edit.post))) if whole else self._left_judged
+        touching = self._post_blocks_touching(resource, handles)
+        if whole:
+            touching = self._with_kept_summaries(touching, resource)
+        removal_only = whole and self._left_judged.isdisjoint(touching)
+        if removal_only:
+            # weighed for a removal alone (no changed block of the resource): only a kept block
+            # that comes from an older read (one of them kept, or a block deriving from one)
+            # can hold an older value alone; a kept turn citing the newest read is weighed for
+            # the value it keeps, and one citing an older read is history (a prune evicting the
+            # newest reads of many files, beside turns citing them, read every older read of each)
+            if not self._kept_from_older(touching, resource, handles, newest):
+                return None
+        elif changed.isdisjoint(touching):
+            return None
+        if whole:
+            # (a placeholder masking the newest read is a changed block: the kept turn citing
+            # it still keeps its value, red team 133, F09)
+            touching = sorted({*touching, *self._kept_citing(newest)})
+        return touching, changed, removal_only
 
     def _kept_from_older(self, touching: list[int], resource: str, handles: Any, newest: str) -> bool:
         """Does one of the post blocks ``touching`` come from an older read of ``resource``: a
