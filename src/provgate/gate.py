@@ -3456,6 +3456,7 @@ class _Check:
         self._unlogged: dict[str, str] = {}  # the pre window's reads new to the log -> the resource it files them under
         self._removed_from: dict[str, frozenset[str] | None] = {}  # (_resources_removed)
         self._kept_by_name: dict[str, list[int]] | None = None  # (_kept_citing)
+        self._every_post: set[int] | None = None  # (_weighed_blocks)
         self._block_reads_memo: dict[int, dict[str, set[str]]] = {}  # (_block_reads)
         self._unkeyed_memo: dict[int, tuple[_Facts, set[tuple[int, int]]]] = {}  # (_unkeyed_of)
         self._kept_summaries: dict[str, list[int]] | None = None  # (_with_kept_summaries)
@@ -8959,7 +8960,9 @@ class _Check:
         read or a block that comes from it (:meth:`_weighs_whole`), every post block is the
         edit's, and the kept summaries citing its reads touch it too."""
         whole = self._weighs_whole(resource, newest)
-        changed = set(range(len(self.edit.post))) if whole else self._left_judged
+        if whole and self._every_post is None:
+            self._every_post = set(range(len(self.edit.post)))  # (once per check: many resources ask it)
+        changed = self._every_post if whole else self._left_judged
         touching = self._post_blocks_touching(resource, handles)
         if whole:
             touching = self._with_kept_summaries(touching, resource)
