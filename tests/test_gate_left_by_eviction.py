@@ -143,3 +143,63 @@ def test_a_summary_of_a_summary_of_the_older_read_left_alone_is_refused(tmp_path
     # honest: the newest read's summary says its value
     with_value = summary("s2", "app.conf read again: retries=4 [src:r2], timeout=30.\n", ["tool:r2"])
     assert_accepted(gate.check(pre, [TURN, RESUMMARY, with_value], operator="summarize"), "lossy")
+
+
+def _many_files_session(n: int, turns_kept) -> tuple[Gate, list[dict], list[dict], list[str]]:
+    """A gate that read n files twice each (the timeout changed), with a turn citing each newest
+    read, then summarized every older read into ONE summary (each line citing its read); the
+    windows before and after a prune of the newest reads on the record, keeping the turns
+    ``turns_kept`` says (by file number)."""
+    store = SourceStore(":memory:")
+    store.put("user:u", "Audit the service configs.\n")
+    user = blk("u", "user", "Audit the service configs.\n", ["user:u"])
+    older, newest, turns = [], [], []
+    for i in range(n):
+        old = f"# svc{i}.conf\nname=svc{i}\ntimeout={30 + i}\nworkers=4\n"
+        new = old.replace(f"timeout={30 + i}", f"timeout={1000 + i}")
+        store.put(f"tool:f{i}a", old)
+        store.put(f"tool:f{i}b", new)
+        older.append(tool(f"f{i}a", f"tool:f{i}a", old, resource=f"file:svc{i}.conf", ts=100.0 + i))
+        newest.append(tool(f"f{i}b", f"tool:f{i}b", new, resource=f"file:svc{i}.conf", ts=5000.0 + i))
+        turns.append(blk(f"a{i}", "assistant", f"svc{i}: timeout is now {1000 + i} [src:f{i}b].\n"))
+    gate = Gate(store, session="S")
+    one = summary("s", "".join(f"svc{i} had timeout={30 + i} [src:f{i}a].\n" for i in range(n)),
+                  [f"tool:f{i}a" for i in range(n)])
+    pre = [user, *older, *(x for pair in zip(newest, turns) for x in pair)]
+    window = [user, one, *(x for pair in zip(newest, turns) for x in pair)]
+    assert_accepted(gate.check(pre, window, operator="summarize", commit=True), "lossy")
+    return gate, window, [user, one, *(t for i, t in enumerate(turns) if i in turns_kept)], \
+        [f"tool:f{i}b" for i in range(n)]
+
+
+def test_one_summary_of_many_files_older_reads_is_weighed_once_per_check(monkeypatch):
+    # red team 133, F08: the newest reads of N files pruned on the record beside the turns citing
+    # them, one summary of all the older reads kept: each file's weighing read every line's
+    # value of the shared key `timeout` from the summary (quadratic: 1.2 s at N = 640). The
+    # summary's kv facts are now looked up natively once and indexed; counted, not timed
+    import provgate.gate as gate_module
+
+    n = 60
+    gate, pre, post, newest = _many_files_session(n, range(n))
+    big_asks = [0]
+    real = gate_module._Check._kv_values
+
+    def counted(facts, keys, names=None):
+        if facts.kv_rows()[0].size >= n:
+            big_asks[0] += 1
+        return real(facts, keys, names)
+
+    monkeypatch.setattr(gate_module._Check, "_kv_values", staticmethod(counted))
+    assert_accepted(gate.check(pre, post, operator="prune", evicted=newest))
+    assert big_asks[0] <= 2, big_asks
+
+
+@pytest.mark.parametrize("incremental_left", [True, False], ids=["incremental", "rebuilt"])
+def test_one_summary_of_many_files_older_reads_left_alone_for_one_file_is_refused(incremental_left):
+    # the same prune with one file's turn evicted too: that file's older timeout is left alone in
+    # the summary, as it would be in a summary of that file only
+    n = 12
+    gate, pre, post, newest = _many_files_session(n, set(range(n)) - {7})
+    gate._incremental_left = incremental_left
+    verdict = gate.check(pre, post, operator="prune", evicted=[*newest, "a7"])
+    assert stale(verdict) == [("37", "tool:f7b")]

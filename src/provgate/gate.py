@@ -3459,6 +3459,7 @@ class _Check:
         self._every_post: set[int] | None = None  # (_weighed_blocks)
         self._block_reads_memo: dict[int, dict[str, set[str]]] = {}  # (_block_reads)
         self._unkeyed_memo: dict[int, tuple[_Facts, set[tuple[int, int]]]] = {}  # (_unkeyed_of)
+        self._kv_index_memo: dict[int, tuple[_Facts, _KvIndex | None]] = {}  # (_gather_left_values)
         self._kept_summaries: dict[str, list[int]] | None = None  # (_with_kept_summaries)
         self._new_reads: dict[str, str] | None = None  # (the same, for the edges: _new_reads_filed)
         self._reads_before: dict[str, bool] = {}  # I4: _read_before, per resource
@@ -8741,6 +8742,29 @@ class _Check:
         for key, vals in self._kv_values(facts, basis.keys, basis.names)[0].items():
             kv.setdefault(key, set()).update(vals if newer else vals - basis.newest_values.get(key, set()))
 
+    def _gather_left_values(self, kv: dict[tuple[int, int], set[tuple[int, int]]], facts: _Facts,
+                            basis: _LeftBasis, newer: bool) -> None:
+        """:meth:`_gather_kv_values` for :meth:`_stale_alone_in`, which weighs of a key's values
+        only those a read of the line set it to: a text asked for many resources is indexed by
+        key on its second question of the check, and each key's values are looked up from the
+        smaller side. One summary of N files' older reads, all setting one key, was asked every
+        line's value of that key once per file (red team 133, F08: quadratic, 1.2 s at N = 640)."""
+        memo = self._kv_index_memo.get(id(facts))
+        if memo is None or memo[0] is not facts:
+            self._kv_index_memo[id(facts)] = (facts, None)  # (a first question: the native look-up)
+            self._gather_kv_values(kv, facts, basis, newer)
+            return
+        index = memo[1]
+        if index is None:
+            index = _KvIndex(facts)
+            self._kv_index_memo[id(facts)] = (facts, index)
+        for key, vals in index.values_of(basis.stale_keys, basis.names):
+            newest = basis.newest_values.get(key, set())
+            held = basis.values.get(key, ()), basis.extra.get(key, ()), newest
+            if len(vals) > sum(map(len, held)):
+                vals = {v for values in held for v in values if v in vals}
+            kv.setdefault(key, set()).update(vals if newer else vals - newest)
+
     def _stale_alone_in(self, basis: _LeftBasis, texts: Iterable[tuple[_Facts, bool, bool]]
                         ) -> dict[tuple[int, int], set[tuple[int, int]]]:
         """:meth:`_stale_alone` against a :class:`_LeftBasis`: per key that went stale, the
@@ -8753,7 +8777,7 @@ class _Check:
         named: dict[tuple[int, int], set[tuple[int, int]]] = {}  # (as _stale_alone)
         held: set[tuple[int, int]] | None = None
         for facts, prose, newer in texts:
-            self._gather_kv_values(kv, facts, basis, newer)
+            self._gather_left_values(kv, facts, basis, newer)
             if prose or newer:  # (as _stale_alone)
                 # (the candidates of _stale_alone: every older and newer value of a stale key,
                 # looked up from the smaller side: a summary of N files' reads, weighed for each
@@ -19706,6 +19730,44 @@ class _LeftBasis:
             stale = self.stale_set
             return [k for k in {*held, *more} if k in stale]
         return [k for k in self.stale_keys if self.holds(k, value)]
+
+
+class _KvIndex:
+    """A text's kv facts as key -> its values, and a dotted key's last part -> the values of
+    the paths ending with it (:meth:`_Check._kv_values`'s answers for any keys, made once)."""
+
+    __slots__ = ("by_key", "by_leaf", "leaf_keys")
+
+    def __init__(self, facts: _Facts) -> None:
+        t = facts.table
+        rows, row_keys = facts.kv_rows()
+        self.by_key: dict[tuple[int, int], set[tuple[int, int]]] = {}
+        for (k_hi, k_lo), (v_hi, v_lo) in zip(row_keys.tolist(), t.fp_value[rows].tolist()):
+            self.by_key.setdefault((k_hi, k_lo), set()).add((v_hi, v_lo))
+        self.by_leaf: dict[bytes, set[tuple[int, int]]] = {}
+        by_leaf = facts.dotted_by_leaf()
+        if by_leaf:
+            value_fp = t.fp_value
+            for leaf, leaf_rows in by_leaf.items():
+                self.by_leaf[leaf] = {(v_hi, v_lo) for v_hi, v_lo in value_fp[leaf_rows].tolist()}
+        self.leaf_keys: dict[bytes, tuple[int, int]] = {}
+
+    def values_of(self, keys: Iterable[tuple[int, int]], names: frozenset[bytes]
+                  ) -> Iterator[tuple[tuple[int, int], set[tuple[int, int]]]]:
+        """Per key of ``keys`` the text sets, its values, and those the paths ending with one of
+        ``names`` set it to (as :meth:`_Check._kv_values` reads them)."""
+        out: dict[tuple[int, int], set[tuple[int, int]]] = {}
+        for key in keys:
+            if key in self.by_key:
+                out[key] = self.by_key[key]
+        for name in names:
+            if name in self.by_leaf:
+                key = self.leaf_keys.get(name)
+                if key is None:
+                    k_hi, k_lo = fingerprint_kv_keys([name]).tolist()[0]
+                    key = self.leaf_keys[name] = (k_hi, k_lo)
+                out[key] = out[key] | self.by_leaf[name] if key in out else self.by_leaf[name]
+        return iter(out.items())
 
 
 class _LeftLine:
