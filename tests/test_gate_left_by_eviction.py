@@ -203,3 +203,52 @@ def test_one_summary_of_many_files_older_reads_left_alone_for_one_file_is_refuse
     gate._incremental_left = incremental_left
     verdict = gate.check(pre, post, operator="prune", evicted=[*newest, "a7"])
     assert stale(verdict) == [("37", "tool:f7b")]
+
+
+# red team 133, F01 (one edit and two cycles): a summary derived from the older read's own text
+# handle (block:<BLAKE3 of its bytes>, the handle compact() gives a member without one) comes
+# from that read as much as one deriving from tool:r1; the read is found by the bytes the handle
+# names, among the pre window's reads and the logged ones
+def _text_handle(gate: Gate, text: str) -> str:
+    handle = block_text_handle(blake3(text.encode()).digest())
+    gate.store.put(handle, text, kind="window_block")
+    return handle
+
+
+@RESUMED
+def test_a_summary_from_the_older_reads_text_handle_with_both_reads_evicted_is_refused(tmp_path, incremental, resumed):
+    gate = session(tmp_path, incremental, resumed)
+    st = summary("st", "Earlier read: retries=3, timeout=30.\n", [_text_handle(gate, OLD)])
+    verdict = gate.check([TURN, R1, R2], [TURN, st], operator="summarize", evicted=["tool:r1", "tool:r2"])
+    assert [(v.key, v.value) for v in verdict.violations if v.invariant == "I4"] == [("retries", "3")]
+
+
+@RESUMED
+def test_the_newest_read_evicted_beside_a_summary_from_the_older_reads_text_handle_is_refused(
+        tmp_path, incremental, resumed):
+    gate = session(tmp_path, incremental, False)
+    st = summary("st", "Earlier read: retries=3, timeout=30.\n", [_text_handle(gate, OLD)])
+    assert_accepted(gate.check([TURN, R1, R2], [TURN, st, R2], operator="summarize", evicted=["tool:r1"],
+                               commit=True), "lossy")
+    if resumed:
+        gate = Gate(gate.store, session="S")
+        gate._incremental_left = incremental
+    verdict = gate.check([TURN, st, R2], [TURN, st], operator="evict", evicted=["tool:r2"])
+    assert stale(verdict) == [("3", "tool:r2")]
+
+
+def test_summaries_from_reads_text_handles_that_keep_the_newest_value_are_accepted(tmp_path, incremental):
+    gate = session(tmp_path, incremental, False)
+    older, newest = _text_handle(gate, OLD), _text_handle(gate, NEW)
+    # from the newest read's text handle, both reads evicted
+    now = summary("sn", "Now: retries=4, timeout=30.\n", [newest])
+    assert_accepted(gate.check([TURN, R1, R2], [TURN, now], operator="summarize",
+                               evicted=["tool:r1", "tool:r2"]), "lossy")
+    # from the older read's text handle, the newest read kept beside it
+    then = summary("st", "Earlier read: retries=3, timeout=30.\n", [older])
+    assert_accepted(gate.check([TURN, R1, R2], [TURN, then, R2], operator="summarize", evicted=["tool:r1"]),
+                    "lossy")
+    # from both text handles, stating both values
+    both = summary("sb", "The retries went from 3 to 4; timeout=30.\n", [older, newest])
+    assert_accepted(gate.check([TURN, R1, R2], [TURN, both], operator="summarize",
+                               evicted=["tool:r1", "tool:r2"]), "lossy")

@@ -781,6 +781,7 @@ class _Shape:
         "reads_logged",
         "resolved",
         "stamp_units",
+        "text_handles",
     )
 
     def __init__(self) -> None:
@@ -788,6 +789,7 @@ class _Shape:
         self.id_pos: Mapping[str, int] | None = None
         self.bad_derived: list[int] | None = None
         self.handle_union: frozenset[str] | None = None
+        self.text_handles: frozenset[str] | None = None
         self.derived_union: frozenset[str] | None = None
         self.holding: tuple[frozenset[str], list[int]] | None = None
         self.pinned: list[int] | None = None
@@ -1069,6 +1071,14 @@ class _Side:
                     out.update(block.derived_from)
             ix.handle_union = frozenset(out)
         return ix.handle_union
+
+    def text_handles(self) -> frozenset[str]:
+        """The block text handles among :meth:`handle_union` (``block:`` + the digest of a text)."""
+        ix = self.ix
+        if ix.text_handles is None:
+            ix.text_handles = frozenset(h for h in self.handle_union()
+                                        if h.startswith(BLOCK_HANDLE_PREFIX) and is_text_handle(h))
+        return ix.text_handles
 
     def derived_union(self) -> frozenset[str]:
         """The ``derived_from`` handles of the derived blocks."""
@@ -1674,6 +1684,8 @@ class Gate:
         self._units_logged = 0  # every unit a logged read was ever stamped in (an undo keeps it)
         self._read_of: dict[str, str] = {}
         self._read_names: set[str] = set()  # the marker names that may cite a logged read
+        # (how many of _read_of's reads are indexed, the index: _logged_reads_by_text_key)
+        self._read_text_keys: tuple[int, dict[bytes, list[str]]] | None = None
         # per resource, the key=value facts of its logged reads, kept in step with the log
         # (_LogFacts): the rule on reads that left the window weighs them without reading every
         # logged read again (red team 41, 04). Made on a resource's first such check, fed by
@@ -2404,6 +2416,7 @@ class Gate:
                 if not line:  # (a line is made by the read added first to it)
                     del self._read_log[resource]
             self._read_names.difference_update(undo.names)
+            self._read_text_keys = None  # (made again, without the reads taken back, when asked)
             for ix in undo.shapes:
                 ix.reads_logged = False
 
@@ -2439,6 +2452,28 @@ class Gate:
         one after another, as the log placed them when such records were written."""
         _one_after_another(self._read_log.setdefault(resource, []), reads)
         self._read_names.update(_names_citing(h for h, _ in reads))
+
+    def _logged_reads_by_text_key(self) -> dict[bytes, list[str]]:
+        """The logged reads by the key a block text handle names for their stored bytes (the
+        first 16 bytes of the digest), indexed as the log grows: the reads added since the
+        last question are looked up in the store at once."""
+        with self._lock:
+            read_of = self._read_of
+            indexed, index = self._read_text_keys or (0, {})
+            if indexed < len(read_of):
+                new = list(islice(read_of, indexed, None))
+                known = self._handle_digest
+                unknown = [h for h in new if h not in known]
+                if unknown:
+                    for h, d in self.store.digests_many(unknown).items():
+                        known[h] = d
+                        self._handle_key[h] = _digest_key(d)
+                for h in new:
+                    d = known.get(h)
+                    if d is not None and d.startswith("blake3:"):
+                        index.setdefault(bytes.fromhex(d[7:39]), []).append(h)
+                self._read_text_keys = (len(read_of), index)
+            return index
 
     def _logged_units(self, resource: str) -> int:
         """The units (_SECONDS, _MILLISECONDS) the logged reads of ``resource`` are stamped in."""
@@ -3460,6 +3495,7 @@ class _Check:
         self._block_reads_memo: dict[int, dict[str, set[str]]] = {}  # (_block_reads)
         self._unkeyed_memo: dict[int, tuple[_Facts, set[tuple[int, int]]]] = {}  # (_unkeyed_of)
         self._kv_index_memo: dict[int, tuple[_Facts, _KvIndex | None]] = {}  # (_gather_left_values)
+        self._text_reads: dict[str, frozenset[str]] | None = None  # (_text_handle_reads)
         self._kept_summaries: dict[str, list[int]] | None = None  # (_with_kept_summaries)
         self._new_reads: dict[str, str] | None = None  # (the same, for the edges: _new_reads_filed)
         self._reads_before: dict[str, bool] = {}  # I4: _read_before, per resource
@@ -8457,6 +8493,10 @@ class _Check:
             citing.update(filter(_TEXT_HANDLE_NAME.fullmatch, names))
             for n in citing:
                 refs.update(self._targets(n))
+            # (a read's own text handle stands for the read: _text_handle_reads)
+            text_reads = self._text_handle_reads()
+            for h in list(_among(refs, text_reads)) if text_reads else ():
+                refs |= text_reads[h]
             # a summary stored under its block handle stands for what it derives from (red team
             # 12, z07: a summary derived from the block handle of a summary of the reads)
             through = self._through_block_handles(refs)
@@ -8975,7 +9015,40 @@ class _Check:
         # cited the older read when it was the newest, is history, not a restatement: no more
         # than an uncited one)
         out.update(j for j, cites in self._changed_citations() if not handles.isdisjoint(cites))
+        text_reads = self._text_handle_reads()
+        if text_reads:
+            by_provenance = self.post.by_provenance()
+            for h, reads in text_reads.items():
+                if not handles.isdisjoint(reads):
+                    out.update(by_provenance.get(h, ()))
         return sorted(out)
+
+    def _text_handle_reads(self) -> dict[str, frozenset[str]]:
+        """Each block text handle a post block comes from (its handles or ``derived_from``) that
+        names the bytes of a read, of the pre window or logged: -> those reads. A summary made
+        from a read's own text handle (the handle compact() gives a member without one) comes
+        from that read as much as one deriving from the read's handle: red team 133, F01, one
+        edit summarizing the older read from its text handle and evicting both reads left
+        retries=3 alone, accepted, where the same summary deriving from the read was refused."""
+        found = self._text_reads
+        if found is None:
+            found = self._text_reads = {}
+            names = self.post.text_handles()
+            if names:
+                pre = self.pre
+                blocks, digests = pre.blocks, pre.digests
+                shown: dict[bytes, set[str]] = {}
+                for positions in pre.by_resource().values():
+                    for i in positions:
+                        if blocks[i].handles:
+                            shown.setdefault(digests[i][:16], set()).update(blocks[i].handles)
+                logged = self.gate._logged_reads_by_text_key()
+                for h in names:
+                    key = bytes.fromhex(h[len(BLOCK_HANDLE_PREFIX):])
+                    reads = shown.get(key, set()).union(logged.get(key, ()))
+                    if reads:
+                        found[h] = frozenset(reads)
+        return found
 
     def _weighed_blocks(self, resource: str, handles: Any, newest: str) -> tuple[list[int], set[int], bool] | None:
         """For both weighings of a resource whose ``newest`` read is gone from post: (the post
@@ -9036,6 +9109,9 @@ class _Check:
             refs = list(block.provenance)
             if block.derived and j in self.marked:
                 refs += self.cited(j)
+            text_reads = self._text_handle_reads()
+            if text_reads:
+                refs += [r for h in refs if h in text_reads for r in text_reads[h]]
             for h in refs:
                 resource = read_of.get(h) or unlogged.get(h)
                 if resource is not None:
