@@ -766,6 +766,7 @@ class _Shape:
 
     __slots__ = (
         "bad_derived",
+        "block_handles",
         "by_provenance",
         "by_resource",
         "derived_union",
@@ -781,7 +782,6 @@ class _Shape:
         "reads_logged",
         "resolved",
         "stamp_units",
-        "text_handles",
     )
 
     def __init__(self) -> None:
@@ -789,7 +789,7 @@ class _Shape:
         self.id_pos: Mapping[str, int] | None = None
         self.bad_derived: list[int] | None = None
         self.handle_union: frozenset[str] | None = None
-        self.text_handles: frozenset[str] | None = None
+        self.block_handles: frozenset[str] | None = None  # the block: handles among handle_union
         self.derived_union: frozenset[str] | None = None
         self.holding: tuple[frozenset[str], list[int]] | None = None
         self.pinned: list[int] | None = None
@@ -1072,13 +1072,12 @@ class _Side:
             ix.handle_union = frozenset(out)
         return ix.handle_union
 
-    def text_handles(self) -> frozenset[str]:
-        """The block text handles among :meth:`handle_union` (``block:`` + the digest of a text)."""
+    def block_handles(self) -> frozenset[str]:
+        """The ``block:`` handles among :meth:`handle_union` (a block's text handle among them)."""
         ix = self.ix
-        if ix.text_handles is None:
-            ix.text_handles = frozenset(h for h in self.handle_union()
-                                        if h.startswith(BLOCK_HANDLE_PREFIX) and is_text_handle(h))
-        return ix.text_handles
+        if ix.block_handles is None:
+            ix.block_handles = frozenset(h for h in self.handle_union() if h.startswith(BLOCK_HANDLE_PREFIX))
+        return ix.block_handles
 
     def derived_union(self) -> frozenset[str]:
         """The ``derived_from`` handles of the derived blocks."""
@@ -1684,8 +1683,8 @@ class Gate:
         self._units_logged = 0  # every unit a logged read was ever stamped in (an undo keeps it)
         self._read_of: dict[str, str] = {}
         self._read_names: set[str] = set()  # the marker names that may cite a logged read
-        # (how many of _read_of's reads are indexed, the index: _logged_reads_by_text_key)
-        self._read_text_keys: tuple[int, dict[bytes, list[str]]] | None = None
+        # (how many of _read_of's reads are indexed, the index: _logged_reads_by_text_handle)
+        self._read_text_keys: tuple[int, dict[str, list[str]]] | None = None
         # per resource, the key=value facts of its logged reads, kept in step with the log
         # (_LogFacts): the rule on reads that left the window weighs them without reading every
         # logged read again (red team 41, 04). Made on a resource's first such check, fed by
@@ -2453,10 +2452,10 @@ class Gate:
         _one_after_another(self._read_log.setdefault(resource, []), reads)
         self._read_names.update(_names_citing(h for h, _ in reads))
 
-    def _logged_reads_by_text_key(self) -> dict[bytes, list[str]]:
-        """The logged reads by the key a block text handle names for their stored bytes (the
-        first 16 bytes of the digest), indexed as the log grows: the reads added since the
-        last question are looked up in the store at once."""
+    def _logged_reads_by_text_handle(self) -> dict[str, list[str]]:
+        """The logged reads by the block text handle of their stored bytes (``block:`` and the
+        first 32 hex digits of the digest), indexed as the log grows: the reads added since
+        the last question are looked up in the store at once."""
         with self._lock:
             read_of = self._read_of
             indexed, index = self._read_text_keys or (0, {})
@@ -2471,7 +2470,7 @@ class Gate:
                 for h in new:
                     d = known.get(h)
                     if d is not None and d.startswith("blake3:"):
-                        index.setdefault(bytes.fromhex(d[7:39]), []).append(h)
+                        index.setdefault(BLOCK_HANDLE_PREFIX + d[7:39], []).append(h)
                 self._read_text_keys = (len(read_of), index)
             return index
 
@@ -9032,22 +9031,26 @@ class _Check:
         retries=3 alone, accepted, where the same summary deriving from the read was refused."""
         found = self._text_reads
         if found is None:
-            found = self._text_reads = {}
-            names = self.post.text_handles()
-            if names:
-                pre = self.pre
+            union = self.post.block_handles()
+            if not union:
+                self._text_reads = {}
+                return self._text_reads
+            gate = self.gate
+            logged = gate._logged_reads_by_text_handle()
+            made: dict[str, set[str]] = {h: set(logged[h]) for h in _among(logged, union)}
+            pre = self.pre
+            if not pre.ix.reads_logged:
+                # the pre window's reads the log does not hold yet, by their window text
+                read_of = gate._read_of
                 blocks, digests = pre.blocks, pre.digests
-                shown: dict[bytes, set[str]] = {}
                 for positions in pre.by_resource().values():
                     for i in positions:
-                        if blocks[i].handles:
-                            shown.setdefault(digests[i][:16], set()).update(blocks[i].handles)
-                logged = self.gate._logged_reads_by_text_key()
-                for h in names:
-                    key = bytes.fromhex(h[len(BLOCK_HANDLE_PREFIX):])
-                    reads = shown.get(key, set()).union(logged.get(key, ()))
-                    if reads:
-                        found[h] = frozenset(reads)
+                        hs = blocks[i].handles
+                        if hs and (hs[0] not in read_of or (len(hs) > 1 and not all(h in read_of for h in hs))):
+                            text = BLOCK_HANDLE_PREFIX + digests[i][:16].hex()
+                            if text in union:
+                                made.setdefault(text, set()).update(hs)
+            found = self._text_reads = {h: frozenset(reads) for h, reads in made.items()}
         return found
 
     def _weighed_blocks(self, resource: str, handles: Any, newest: str) -> tuple[list[int], set[int], bool] | None:
