@@ -3407,6 +3407,7 @@ class _Check:
         self._changed_refs: set[str] = set()
         self._rewrites_kept: dict[int, bool] = {}  # I4: pre read -> kept rewritten in place (_read_kept)
         self._claimed: frozenset[str] = frozenset()  # every eviction record, even one that covers nothing
+        self._voided = False  # an eviction record of a handle a post block still carries was given (_covering)
         self._agent_derived_handles: set[str] | None = None  # I5 (_agent_derived)
         self.counts = {"pre": 0, "post": 0, "introduced": 0, "dropped": 0, "superseded": 0, "evicted": 0}
         self.masked_ids: frozenset[str] = frozenset()  # the post blocks checked as a placeholder (_masking)
@@ -4220,6 +4221,10 @@ class _Check:
                 # a message list numbered by position renames every block after a drop
                 why = (" (it is the id of a pre block, but post gives that id to another block: a block's id must "
                        "name the same block across edits)")
+            elif how == "evicted" and handle in pre_id and pre_blocks[pre_id[handle]].handles:
+                # (red team 133, F11: a page of an output evicted by its id)
+                why = (f" (it is the id of a pre block carrying handles {list(pre_blocks[pre_id[handle]].handles)}: "
+                       "a block with handles is evicted by its handles)")
             self.violate("I3", f"{where} references {handle!r}, which does not resolve in the durable store{why}",
                          block=block or None, handle=handle, evidence={"field": how})
         if not union_known and side.handle_union().isdisjoint(unresolved):
@@ -6640,8 +6645,9 @@ class _Check:
                 # a handle post still carries as a block's own (a summary may still derive from
                 # an evicted handle: the source is in the store), or an id post still holds
                 blocks = self.post.blocks
-                evicted.difference_update([h for i in _blockscan.holding(blocks, frozenset(evicted))
-                                           for h in blocks[i].handles])
+                carried = [h for i in _blockscan.holding(blocks, frozenset(evicted)) for h in blocks[i].handles]
+                self._voided = not evicted.isdisjoint(carried)  # (a page may leave on it: _page_left)
+                evicted.difference_update(carried)
                 evicted.difference_update(self.post.id_pos())
             self._covered = (evicted, {s.handle: s.block for s in self.edit.supersedes})
         return self._covered
@@ -6656,8 +6662,36 @@ class _Check:
             b = pre_blocks[i]
             refs = b.handles + b.derived_from
             codes.append(2 if (b.id in evicted and not b.handles) or not evicted.isdisjoint(refs)
-                         else 1 if not superseded.keys().isdisjoint(refs) else 0)
+                         else 1 if not superseded.keys().isdisjoint(refs)
+                         else 2 if self._voided and b.handles and self._page_left(i) else 0)
         return codes
+
+    def _page_left(self, i: int) -> bool:
+        """Did pre block ``i``, a page of a tool output another page of which post keeps, leave on
+        the record of its handles (red team 133, F11)? An output paged into blocks that share its
+        handle: a record of that handle records nothing while a page carrying it stands (_covering),
+        yet a page removed, or masked (_masking), is still in the store under the handle the kept
+        page carries. It is when the record names every handle of the page, its id is gone from
+        post or masked, every post block carrying one of its handles is a pre block kept byte-
+        identical (a kept page whose text changed is judged as any rewrite and covers nothing), and
+        its text is a byte-exact excerpt of one of those handles' stored sources (a page the store
+        does not hold is lost with it)."""
+        b = self.pre.blocks[i]
+        if not self._claimed.issuperset(b.handles):
+            return False
+        if b.id in self.post.id_pos() and b.id not in self.masked_ids:
+            return False
+        post_blocks, pre_blocks, pre_id = self.post.blocks, self.pre.blocks, self.pre.id_pos()
+        handles = frozenset(b.handles)
+        for j in _blockscan.holding(post_blocks, handles):
+            c = post_blocks[j]
+            k = pre_id.get(c.id)
+            if k is None or pre_blocks[k].text != c.text or pre_blocks[k].handles != c.handles:
+                return False
+        gate = self.gate
+        known = [h for h in b.handles if gate.handle_digest(h) is not None]
+        data = b.text.encode("utf-8", "surrogatepass")
+        return any(_bounded_in(data, gate.source_bytes(h)) for h in known)
 
     def _account_drops(self, d_pos: np.ndarray, d_row: _RowMap, gone: np.ndarray, strongest: np.ndarray) -> None:
         """Count gone facts (``gone``: positions among pre's distinct facts; ``d_pos``: the
@@ -6762,6 +6796,11 @@ class _Check:
             void = next((h for h in b.handles if h in given), None)
             why = ("" if void is None else f"; the eviction record of {void!r} records nothing, as a post block "
                    "still carries that handle (drop the handle from the block that keeps it, or keep the facts)")
+            if void is not None and (b.id not in self.post.id_pos() or b.id in self.masked_ids):
+                # a page of a paged output, removed or masked beside another page (_page_left)
+                why += ("; a page of an output leaves on the record of a handle another page still carries only when "
+                        "every block carrying it is kept byte-identical and the page's text is an excerpt of the "
+                        "handle's stored source")
             self.violate("I2", f"{edit.operator} dropped {span.key}={span.value!r} (block {b.id!r}) with neither an "
                          f"eviction record nor a supersession edge{why}", block=b.id, handle=(b.handles or (None,))[0],
                          key=span.key, value=span.value,
