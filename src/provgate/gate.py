@@ -10081,6 +10081,39 @@ class _Check:
             outcome.append((i, j, rewritten))
         return self._kept
 
+    def _void_pin_record(self, b: Block) -> tuple[str, str] | None:
+        """For R's message on pinned block ``b``: an eviction record the edit sent for one of its
+        handles that records nothing, as a post block still carries the handle (_covering), and
+        that block's id; None when there is none."""
+        evicted = self._covering()[0]
+        for h in b.handles:
+            if h in self._claimed and h not in evicted:
+                blocks = self.post.blocks
+                found = _blockscan.holding(blocks, frozenset((h,)))
+                if found:
+                    return h, blocks[found[0]].id
+        return None
+
+    def _pinned_text_of(self, i: int) -> str:
+        """For R's message on pre block ``i``, pinned by its text alone (_text_only): the pinned
+        handles in this session whose stored bytes are that text (the pinned block it repeats),
+        (looked up in one store read, so a resumed gate says what the live one does), or the text's
+        own handle."""
+        digest = "blake3:" + self.pre.digests[i].hex()
+        gate = self.gate
+        own = set(self.edit.pre[i].handles)
+        handles = [h for h in self.sticky.handles if h not in own and not h.startswith(BLOCK_HANDLE_PREFIX)]
+        unknown = sorted(h for h in handles if h not in gate._handle_digest)
+        if unknown:
+            try:
+                gate._learn_handles(unknown)
+            except StoreCorruptionError:
+                pass  # (a message names what it can; the check that reads that source raises)
+        same = sorted(h for h in handles if gate._handle_digest.get(h) == digest)
+        if same:
+            return f"the bytes pinned under {', '.join(repr(h) for h in same[:3])}"
+        return f"pinned as {block_text_handle(self.pre.digests[i])!r}"
+
     def _check_pins(self) -> None:
         edit = self.edit
         if not self.pinned_positions() and not self.pinned_handles:
@@ -10108,10 +10141,17 @@ class _Check:
                                  evidence={"post_block": c.id})
                 else:
                     # (the pinned block left the window: it is not "kept"; the block holding its
-                    # bytes is named, red team 132, F03)
+                    # bytes is named, red team 132, F03), and a record the edit sent that records
+                    # nothing is said to (red team 133, F11 p6)
+                    void = self._void_pin_record(b)
                     self.violate("R", f"pinned block {b.id!r} left the window with no eviction record while block "
                                  f"{c.id!r} holds its pinned text without the pin: flag {c.id!r} pinned, or evict "
-                                 f"{b.id!r} on the record", block=b.id, evidence={"post_block": c.id})
+                                 f"{b.id!r} on the record" if void is None else
+                                 f"pinned block {b.id!r} left the window while block {c.id!r} holds its pinned text "
+                                 f"without the pin, and the eviction record of {void[0]!r} records nothing, as block "
+                                 f"{void[1]!r} still carries that handle: drop {void[0]!r} from {void[1]!r} in this edit, or "
+                                 f"flag {c.id!r} pinned", block=b.id,
+                                 evidence={"post_block": c.id})
                 continue
             if rewritten:
                 what = f"rewritten as {rewritten!r}"
@@ -10121,6 +10161,18 @@ class _Check:
                         f"send evicted={list(b.handles)!r} with the supersedes edge")
             else:
                 what = "neither kept byte-identical nor evicted with a record"
+                void = self._void_pin_record(b)
+                if void is not None:
+                    what += (f": the eviction record of {void[0]!r} records nothing, as block {void[1]!r} still "
+                             f"carries that handle")
+            if i in self._text_only and not rewritten:
+                # (not flagged, nor under a pinned handle: its text is a pinned text, which R holds
+                # whatever block carries it; red team 133, F11 p2)
+                self.violate("R", f"block {b.id!r} holds a pinned text ({self._pinned_text_of(i)}; a pinned text is "
+                             f"pinned for the rest of the session, whatever block holds it) and was {what}",
+                             block=b.id, handle=(b.handles or (None,))[0],
+                             evidence={"preserve_or_evict": True, "pinned_text": True})
+                continue
             self.violate("R", f"pinned block {b.id!r} was {what}", block=b.id,
                          handle=(b.handles or (None,))[0], evidence={"preserve_or_evict": True})
         reading = _PinsLeft(self)
