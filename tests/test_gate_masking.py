@@ -93,12 +93,14 @@ def test_a_placeholder_that_keeps_a_value_of_the_source_is_no_placeholder():
     assert_accepted(control)
 
 
-@pytest.mark.parametrize("form", ["handles kept", "new id", "derived", "pinned flag on the placeholder", "role changed"])
+@pytest.mark.parametrize("form", ["handles kept", "new id tagged", "derived", "pinned flag on the placeholder",
+                                  "role changed"])
 def test_a_placeholder_out_of_the_documented_form_is_not_taken_for_one(form):
     text = "Old environment output: (4 lines omitted)\n"
     post = {
         "handles kept": blk("t1", "tool", text, ["tool:t1"], ts=1.0),
-        "new id": blk("t1x", "tool", text, []),
+        # (a new id is a placeholder only of a block that left: red team 132 F05's review, below)
+        "new id tagged": blk("t1x", "tool", text, [], resource="file:t1.log"),
         "derived": blk("t1", "tool", text, derived_from=["tool:t1"], ts=1.0),
         "pinned flag on the placeholder": blk("t1", "tool", text, [], ts=1.0, pinned=True),
         "role changed": blk("t1", "system", text, [], ts=1.0),
@@ -298,3 +300,101 @@ def test_a_reclassified_window_holds_the_callers_placeholder():
                                         operator="rewrite", evicted=["tool:t1"], policy="reclassify")
     assert v.accepted and v.reclassified
     assert [b.text for b in v.window] == ["please run it\n", text]
+
+
+# -- a placeholder under a new id (red team 132, F05's review at stop 57) ---------------------------
+O2 = "one\ntwo\nthree\n"
+T2 = tool("t2", "tool:t2", O2, ts=2.0)
+BOTH = {**SOURCES, "tool:t2": O2}
+
+
+def _new(text: str, id: str = "x", **kw) -> dict:
+    return blk(id, "tool", text, [], **kw)
+
+
+@pytest.mark.parametrize("operator", OPERATORS)
+@pytest.mark.parametrize("text", HONEST)
+def test_a_placeholder_under_a_new_id_of_the_block_that_left_is_accepted(text, operator):
+    # the masked block is gone from post, every handle evicted: the placeholder masks it (the
+    # only block of its role that left so, or the one whose handle it names)
+    v = check(Gate(store_with(SOURCES)), [U, T, A], [U, _new(text), A], operator)
+    assert_accepted(v)
+    assert [b.text for b in v.window] == [U["text"], text, A["text"]]
+
+
+def test_a_placeholder_under_a_new_id_names_the_block_when_several_left():
+    pre = [U, T, T2, A]
+    ev = ["tool:t1", "tool:t2"]
+    # ambiguous: no placeholder (I1, it resolves to no handle)
+    v = check(Gate(store_with(BOTH)), pre, [U, _new("[old tool output elided]\n"), A], evicted=ev)
+    assert not v.accepted and of(v, "I1")
+    # named: each masks its own, its counts checked against that block
+    assert_accepted(check(Gate(store_with(BOTH)), pre, [U, _new("[output of tool:t1 elided: 4 lines]\n"),
+                                                          _new("[output of tool:t2 elided: 3 lines]\n", "y"), A],
+                          evicted=ev))
+    lie = check(Gate(store_with(BOTH)), pre, [U, _new("[output of tool:t1 elided]\n"),
+                                              _new("[output of tool:t2 elided: 4 lines]\n", "y"), A], evicted=ev)
+    assert not lie.accepted
+    assert any("masks an output of 3 lines as 4 lines" in x.message for x in of(lie, "I1"))
+
+
+@pytest.mark.parametrize("lie", ["no record", "the block kept", "another handle named", "a made-up count",
+                                 "a value kept", "role changed", "pinned", "a summary derives from it"])
+def test_a_placeholder_under_a_new_id_that_masks_no_block_that_left_is_refused(lie):
+    ph = _new("[old tool output elided]\n")
+    pre, post, kw = [U, T, A], [U, ph, A], {}
+    if lie == "no record":
+        kw = {"evicted": ()}
+    elif lie == "the block kept":
+        post = [U, T, ph, A]
+    elif lie == "another handle named":
+        post = [U, _new("[old tool output elided; fetch tool:t2 to see it]\n"), A]
+    elif lie == "a made-up count":
+        post = [U, _new("Old environment output: (5 lines omitted)\n"), A]
+    elif lie == "a value kept":
+        post = [U, _new("[old tool output elided: FAILED tests/test_retry.py]\n"), A]
+    elif lie == "role changed":
+        post = [U, blk("x", "system", "[old tool output elided]\n"), A]
+    elif lie == "pinned":
+        pre = [U, dict(T, pinned=True), A]
+    elif lie == "a summary derives from it":
+        post = [U, ph, blk("s", "summary", "1 failed [src:t1].\n", derived_from=["tool:t1"]), A]
+        kw = {"operator": "summarize"}
+    v = check(Gate(store_with(SOURCES)), pre, post, **kw)
+    assert not v.accepted and of(v, "I1"), v.violations
+
+
+def test_a_placeholder_under_a_new_id_of_a_block_pinned_earlier_is_refused(tmp_path):
+    store = store_with(SOURCES, str(tmp_path / "s.sqlite3"))
+    gate = Gate(store, session="S")
+    assert_accepted(gate.check([U, dict(T, pinned=True), A], [U, dict(T, pinned=True), A], operator="reorder",
+                               commit=True))
+    for g in (gate, Gate(SourceStore(str(tmp_path / "s.sqlite3")), session="S")):
+        v = check(g, [U, T, A], [U, _new("[old tool output elided]\n"), A])
+        assert not v.accepted and of(v, "I1")
+        assert_accepted(check(g, [U, T, A], [U, A]))  # (evicted whole: R lets it go on the record)
+
+
+def test_the_newest_read_masked_under_a_new_id_is_refused_the_older_accepted():
+    gate = Gate(store_with({**SOURCES, **READS}))
+    ph = _new("Old environment output: (1 lines omitted)\n")
+    for post in ([U, R1, ph], [U, R1, dict(ph, resource=RES, ts=2.0)]):
+        v = check(gate, [U, R1, R2], post, evicted=["file:cfg@2"])
+        assert not v.accepted and of(v, "I4")
+    assert_accepted(check(gate, [U, R1, R2], [U, ph, R2], evicted=["file:cfg@1"]))
+    # a placeholder under a new id tagged as a read is refused (it is no read: leave resource out)
+    assert of(check(gate, [U, R1, R2], [U, dict(ph, resource=RES, ts=1.0), R2], evicted=["file:cfg@1"]), "I4")
+
+
+@pytest.mark.parametrize("resumed", [False, True], ids=["live", "resumed"])
+def test_a_placeholder_under_a_new_id_in_later_cycles(tmp_path, resumed):
+    path = str(tmp_path / "s.sqlite3")
+    gate = Gate(store_with(SOURCES, path), session="S")
+    ph = _new("Old environment output: (4 lines omitted)\n")
+    window = list(gate.commit([U, T, A], [U, ph, A], operator="prune", evicted=["tool:t1"]))
+    if resumed:
+        gate = Gate(SourceStore(path), session="S")
+    assert_accepted(gate.check(window, window, operator="reorder"))
+    rewritten = gate.check(window, [U, _new("[old tool output elided: 7 failed]\n"), A], operator="rewrite")
+    assert not rewritten.accepted and of(rewritten, "I1")
+    assert_accepted(gate.check(window, [U, A], operator="evict", evicted=["x"]))

@@ -223,3 +223,49 @@ def test_the_read_again_evicted_on_its_record_is_not_restated_later(tmp_path, re
          "R", block="s9", handle="tool:c9")
     find(gate.check([note], [note, blk("a3", "assistant", "RETRIES is 3 [src:c9].\n", [])], operator="rewrite"),
          "R", block="a3")
+
+
+@pytest.mark.parametrize("resumed", [False, True], ids=["live", "resumed"])
+def test_a_later_read_of_a_pinned_text_is_told_that_the_text_is_pinned(tmp_path, resumed):
+    # red team 133, F11 p2: c1 and its read again c9 both left on the record; a fresh read c10,
+    # under its own stored handle, returns the pinned bytes and is summarized later. c10 was never
+    # flagged: the message says its TEXT is pinned, and under which pinned handle, not that it is a
+    # pinned block
+    g, window = _session(tmp_path)
+    _, note, c9 = window
+    assert_accepted(g.check(window, [note, c9], **MASK, commit=True))
+    assert_accepted(g.check([note, c9], [note], operator="prune", evicted=["tool:c9"], commit=True))
+    g.store.put("tool:c10", FILE)
+    c10 = tool("c10", "tool:c10", FILE)
+    gate = Gate(g.store, session="S") if resumed else g
+    v = gate.check([note, c10], [note, summary("s10", "RETRIES is 3 [src:c10].\n", ["tool:c10"])],
+                   operator="summarize")
+    m = find(v, "R", block="c10").message
+    assert m.startswith("block 'c10' holds a pinned text (the bytes pinned under 'tool:c1'")
+    assert "pinned for the rest of the session" in m and "neither kept byte-identical nor evicted" in m
+    assert "pinned block 'c10'" not in m
+    # honest: kept, or evicted on its own record
+    assert_accepted(gate.check([note, c10], [note, c10], operator="reorder"))
+    assert_accepted(gate.check([note, c10], [note], operator="prune", evicted=["tool:c10"]))
+
+
+@pytest.mark.parametrize("resumed", [False, True], ids=["live", "resumed"])
+def test_a_record_of_the_pinned_handle_a_read_again_still_carries_is_said_to_record_nothing(tmp_path, resumed):
+    # red team 133, F11 p6: c9 carries its own tool:c9 and the pinned tool:c1; evicted=['tool:c1']
+    # records nothing while c9 carries it. The message said "no eviction record" though the record
+    # was sent; it now says why it records nothing and what to drop
+    g, window = _session(tmp_path, c9_handles=("tool:c9", "tool:c1"))
+    _, note, c9 = window
+    gate = Gate(g.store, session="S") if resumed else g
+    # the edit the message asks for: c9 under its own handle only, accepted (checked first: a
+    # check takes up the pins of its pre window whatever its verdict, and c9 carrying the pinned
+    # tool:c1 pins tool:c9 from then on)
+    assert_accepted(gate.check(window, [note, {**c9, "handles": ["tool:c9"]}], **MASK))
+    m = find(gate.check(window, [note, c9], **MASK), "R", block="c1").message
+    assert "no eviction record" not in m
+    assert "the eviction record of 'tool:c1' records nothing, as block 'c9' still carries that handle" in m
+    assert "drop 'tool:c1' from 'c9'" in m
+    # and the record void for a pinned block dropped while c9 keeps the handle with other text
+    cut = {**c9, "text": "# src/pay/client.py\n"}
+    m = find(gate.check(window, [note, cut], **MASK), "R", block="c1").message
+    assert "neither kept byte-identical nor evicted with a record: the eviction record of 'tool:c1' records nothing" in m

@@ -96,13 +96,21 @@ def test_a_sibling_with_a_handle_of_its_own_is_evicted_on_its_record():
     assert_accepted(g.check(window, [P, U], operator="prune", evicted=["tool:s2"]), "lossless")
 
 
-def test_a_sibling_evicted_alone_drops_its_facts_unrecorded_and_that_is_I2_not_R():
-    # the record of a handle the kept pinned page still carries records nothing (I2); R has no
-    # say: the sibling is no pinned block
+def test_a_sibling_evicted_alone_leaves_on_the_record_of_the_handle_the_pinned_page_keeps():
+    # red team 133, F11: the sibling's bytes are in the store under tool:a, which the pinned page,
+    # kept byte-identical, still carries: it leaves on that record (docs/gate.md "A page of a paged
+    # output"; before, the record recorded nothing, I2). R has no say: the sibling is no pinned block
     g = second_pass(True)
-    v = g.check(WINDOW, [P, U], operator="prune", evicted=["tool:a"])
+    assert_accepted(g.check(WINDOW, [P, U], operator="prune", evicted=["tool:a"]))
+    # off the record its facts are dropped (I2), and with the pinned page changed the record of a
+    # handle it carries covers nothing either (I2 and R)
+    v = g.check(WINDOW, [P, U], operator="prune")
     assert {x.invariant for x in v.violations} == {"I2"}
     assert all(x.block == "s" for x in v.violations)
+    cut = dict(P, text="part one:\n")
+    v = g.check(WINDOW, [cut, U], operator="prune", evicted=["tool:a"])
+    assert {"I2", "R"} <= {x.invariant for x in v.violations}
+    assert any(x.block == "s" and x.invariant == "I2" for x in v.violations)
 
 
 def test_a_sibling_is_summarized_from_its_own_text_not_from_the_pinned_handle():

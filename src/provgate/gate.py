@@ -3151,7 +3151,8 @@ def _masking(edit: Edit, run: _Check) -> tuple[Edit, dict[int, Block], list[tupl
     it is changed or a copy of another pre block (``run``'s structure: a placeholder may repeat
     one another block holds); its text is a placeholder (_mask_shape) and not that block's; it
     keeps the role, carries no handle, is neither derived nor pinned, and keeps or drops the ts
-    and resource; and the pre block carries handles, every one of them evicted on the record."""
+    and resource; and the pre block carries handles, every one of them evicted on the record.
+    A post block under an id pre does not hold masks the block _masked_by_new_id finds."""
     if not edit.evicted or edit.operator not in _MASKING_OPERATORS:
         return None
     post_blocks = edit.post.blocks
@@ -3166,9 +3167,16 @@ def _masking(edit: Edit, run: _Check) -> tuple[Edit, dict[int, Block], list[tupl
     real: dict[int, Block] = {}
     blocks: list[Block] | None = None
     lies: list[tuple[str, str, dict[str, Any]]] = []
+    left: list[Block] | None = None  # the pre blocks a placeholder under a new id may mask
     for j in candidates:
         b = edit.post.blocks[j]
         p = pre_by_id.get(b.id)
+        if p is None:
+            if left is None:
+                left = _masked_under_new_ids(edit, run, evicted)
+            p = _masked_by_new_id(b, left)
+            if p is not None:
+                left.remove(p)  # (one placeholder a block)
         if (p is None or p.text == b.text or p.role != b.role or not p.handles or b.derived_from
                 or not evicted.issuperset(p.handles) or b.ts not in (None, p.ts)
                 or b.resource not in (None, p.resource)):
@@ -3191,6 +3199,30 @@ def _masking(edit: Edit, run: _Check) -> tuple[Edit, dict[int, Block], list[tupl
     checked = edit if blocks is None else Edit(edit.operator, edit.pre, Window(blocks), edit.evicted, edit.supersedes,
                                               edit.pointers, edit.sources, edit.source_kinds)
     return checked, real, lies
+
+
+def _masked_under_new_ids(edit: Edit, run: _Check, evicted: set[str]) -> list[Block]:
+    """The pre blocks a placeholder under a new id may mask (red team 132, F05; docs/format.md,
+    "Masked observations"): gone from post, every handle evicted on the record, not pinned (by
+    the flag or by the session: a pinned block is not masked, R), the handles of no other post
+    block (a page beside a kept page keeps its id: _Check._page_left)."""
+    post_ids = run.post.id_pos()
+    pinned = set(run.pinned_positions())
+    carried = run.post.handle_union()
+    return [p for i, p in enumerate(edit.pre.blocks)
+            if p.id not in post_ids and p.handles and i not in pinned and evicted.issuperset(p.handles)
+            and carried.isdisjoint(p.handles)]
+
+
+def _masked_by_new_id(b: Block, left: list[Block]) -> Block | None:
+    """The pre block that placeholder ``b``, under an id pre does not hold, masks: the one of
+    ``left`` of its role whose handle it names, else the only one of its role; None when that
+    is not one block (then ``b`` is no placeholder)."""
+    same = [p for p in left if p.role == b.role]
+    if len(same) > 1:
+        tokens = {t.strip(_MASK_PUNCTUATION).strip("`") for t in _MASK_TOKENS.findall(b.text)}
+        same = [p for p in same if not tokens.isdisjoint(p.handles)]
+    return same[0] if len(same) == 1 else None
 
 
 def _coerce_edit(operator: Any, pre: Any, post: Any, supersedes: Any, evicted: Any, pointers: Any) -> Edit:
@@ -3449,6 +3481,7 @@ class _Check:
         self._changed_refs: set[str] = set()
         self._rewrites_kept: dict[int, bool] = {}  # I4: pre read -> kept rewritten in place (_read_kept)
         self._claimed: frozenset[str] = frozenset()  # every eviction record, even one that covers nothing
+        self._voided = False  # an eviction record of a handle a post block still carries was given (_covering)
         self._agent_derived_handles: set[str] | None = None  # I5 (_agent_derived)
         self.counts = {"pre": 0, "post": 0, "introduced": 0, "dropped": 0, "superseded": 0, "evicted": 0}
         self.masked_ids: frozenset[str] = frozenset()  # the post blocks checked as a placeholder (_masking)
@@ -4264,6 +4297,10 @@ class _Check:
                 # a message list numbered by position renames every block after a drop
                 why = (" (it is the id of a pre block, but post gives that id to another block: a block's id must "
                        "name the same block across edits)")
+            elif how == "evicted" and handle in pre_id and pre_blocks[pre_id[handle]].handles:
+                # (red team 133, F11: a page of an output evicted by its id)
+                why = (f" (it is the id of a pre block carrying handles {list(pre_blocks[pre_id[handle]].handles)}: "
+                       "a block with handles is evicted by its handles)")
             self.violate("I3", f"{where} references {handle!r}, which does not resolve in the durable store{why}",
                          block=block or None, handle=handle, evidence={"field": how})
         if not union_known and side.handle_union().isdisjoint(unresolved):
@@ -4392,6 +4429,8 @@ class _Check:
                                   "but is not tagged derived", {"block": block.id, "evidence": {"operator": edit.operator}}))
             cited = self.cited(j)
             if not own and not cited and pre_index is None:
+                if block.id in self.masked_ids:
+                    continue  # (a placeholder under a new id, checked as the fact-free stand-in: _masking)
                 found.append((f"block {block.id!r} resolves to no handle: no handles, no derived_from, "
                               "no [src:…] marker and no pre version", {"block": block.id}))
                 plan.append((j, found, None))
@@ -6684,8 +6723,9 @@ class _Check:
                 # a handle post still carries as a block's own (a summary may still derive from
                 # an evicted handle: the source is in the store), or an id post still holds
                 blocks = self.post.blocks
-                evicted.difference_update([h for i in _blockscan.holding(blocks, frozenset(evicted))
-                                           for h in blocks[i].handles])
+                carried = [h for i in _blockscan.holding(blocks, frozenset(evicted)) for h in blocks[i].handles]
+                self._voided = not evicted.isdisjoint(carried)  # (a page may leave on it: _page_left)
+                evicted.difference_update(carried)
                 evicted.difference_update(self.post.id_pos())
             self._covered = (evicted, {s.handle: s.block for s in self.edit.supersedes})
         return self._covered
@@ -6700,8 +6740,36 @@ class _Check:
             b = pre_blocks[i]
             refs = b.handles + b.derived_from
             codes.append(2 if (b.id in evicted and not b.handles) or not evicted.isdisjoint(refs)
-                         else 1 if not superseded.keys().isdisjoint(refs) else 0)
+                         else 1 if not superseded.keys().isdisjoint(refs)
+                         else 2 if self._voided and b.handles and self._page_left(i) else 0)
         return codes
+
+    def _page_left(self, i: int) -> bool:
+        """Did pre block ``i``, a page of a tool output another page of which post keeps, leave on
+        the record of its handles (red team 133, F11)? An output paged into blocks that share its
+        handle: a record of that handle records nothing while a page carrying it stands (_covering),
+        yet a page removed, or masked (_masking), is still in the store under the handle the kept
+        page carries. It is when the record names every handle of the page, its id is gone from
+        post or masked, every post block carrying one of its handles is a pre block kept byte-
+        identical (a kept page whose text changed is judged as any rewrite and covers nothing), and
+        its text is a byte-exact excerpt of one of those handles' stored sources (a page the store
+        does not hold is lost with it)."""
+        b = self.pre.blocks[i]
+        if not self._claimed.issuperset(b.handles):
+            return False
+        if b.id in self.post.id_pos() and b.id not in self.masked_ids:
+            return False
+        post_blocks, pre_blocks, pre_id = self.post.blocks, self.pre.blocks, self.pre.id_pos()
+        handles = frozenset(b.handles)
+        for j in _blockscan.holding(post_blocks, handles):
+            c = post_blocks[j]
+            k = pre_id.get(c.id)
+            if k is None or pre_blocks[k].text != c.text or pre_blocks[k].handles != c.handles:
+                return False
+        gate = self.gate
+        known = [h for h in b.handles if gate.handle_digest(h) is not None]
+        data = b.text.encode("utf-8", "surrogatepass")
+        return any(_bounded_in(data, gate.source_bytes(h)) for h in known)
 
     def _account_drops(self, d_pos: np.ndarray, d_row: _RowMap, gone: np.ndarray, strongest: np.ndarray) -> None:
         """Count gone facts (``gone``: positions among pre's distinct facts; ``d_pos``: the
@@ -6806,6 +6874,11 @@ class _Check:
             void = next((h for h in b.handles if h in given), None)
             why = ("" if void is None else f"; the eviction record of {void!r} records nothing, as a post block "
                    "still carries that handle (drop the handle from the block that keeps it, or keep the facts)")
+            if void is not None and (b.id not in self.post.id_pos() or b.id in self.masked_ids):
+                # a page of a paged output, removed or masked beside another page (_page_left)
+                why += ("; a page of an output leaves on the record of a handle another page still carries only when "
+                        "every block carrying it is kept byte-identical and the page's text is an excerpt of the "
+                        "handle's stored source")
             self.violate("I2", f"{edit.operator} dropped {span.key}={span.value!r} (block {b.id!r}) with neither an "
                          f"eviction record nor a supersession edge{why}", block=b.id, handle=(b.handles or (None,))[0],
                          key=span.key, value=span.value,
@@ -10153,6 +10226,39 @@ class _Check:
             outcome.append((i, j, rewritten))
         return self._kept
 
+    def _void_pin_record(self, b: Block) -> tuple[str, str] | None:
+        """For R's message on pinned block ``b``: an eviction record the edit sent for one of its
+        handles that records nothing, as a post block still carries the handle (_covering), and
+        that block's id; None when there is none."""
+        evicted = self._covering()[0]
+        for h in b.handles:
+            if h in self._claimed and h not in evicted:
+                blocks = self.post.blocks
+                found = _blockscan.holding(blocks, frozenset((h,)))
+                if found:
+                    return h, blocks[found[0]].id
+        return None
+
+    def _pinned_text_of(self, i: int) -> str:
+        """For R's message on pre block ``i``, pinned by its text alone (_text_only): the pinned
+        handles in this session whose stored bytes are that text (the pinned block it repeats),
+        (looked up in one store read, so a resumed gate says what the live one does), or the text's
+        own handle."""
+        digest = "blake3:" + self.pre.digests[i].hex()
+        gate = self.gate
+        own = set(self.edit.pre[i].handles)
+        handles = [h for h in self.sticky.handles if h not in own and not h.startswith(BLOCK_HANDLE_PREFIX)]
+        unknown = sorted(h for h in handles if h not in gate._handle_digest)
+        if unknown:
+            try:
+                gate._learn_handles(unknown)
+            except StoreCorruptionError:
+                pass  # (a message names what it can; the check that reads that source raises)
+        same = sorted(h for h in handles if gate._handle_digest.get(h) == digest)
+        if same:
+            return f"the bytes pinned under {', '.join(repr(h) for h in same[:3])}"
+        return f"pinned as {block_text_handle(self.pre.digests[i])!r}"
+
     def _check_pins(self) -> None:
         edit = self.edit
         if not self.pinned_positions() and not self.pinned_handles:
@@ -10180,10 +10286,17 @@ class _Check:
                                  evidence={"post_block": c.id})
                 else:
                     # (the pinned block left the window: it is not "kept"; the block holding its
-                    # bytes is named, red team 132, F03)
+                    # bytes is named, red team 132, F03), and a record the edit sent that records
+                    # nothing is said to (red team 133, F11 p6)
+                    void = self._void_pin_record(b)
                     self.violate("R", f"pinned block {b.id!r} left the window with no eviction record while block "
                                  f"{c.id!r} holds its pinned text without the pin: flag {c.id!r} pinned, or evict "
-                                 f"{b.id!r} on the record", block=b.id, evidence={"post_block": c.id})
+                                 f"{b.id!r} on the record" if void is None else
+                                 f"pinned block {b.id!r} left the window while block {c.id!r} holds its pinned text "
+                                 f"without the pin, and the eviction record of {void[0]!r} records nothing, as block "
+                                 f"{void[1]!r} still carries that handle: drop {void[0]!r} from {void[1]!r} in this edit, or "
+                                 f"flag {c.id!r} pinned", block=b.id,
+                                 evidence={"post_block": c.id})
                 continue
             if rewritten:
                 what = f"rewritten as {rewritten!r}"
@@ -10193,6 +10306,18 @@ class _Check:
                         f"send evicted={list(b.handles)!r} with the supersedes edge")
             else:
                 what = "neither kept byte-identical nor evicted with a record"
+                void = self._void_pin_record(b)
+                if void is not None:
+                    what += (f": the eviction record of {void[0]!r} records nothing, as block {void[1]!r} still "
+                             f"carries that handle")
+            if i in self._text_only and not rewritten:
+                # (not flagged, nor under a pinned handle: its text is a pinned text, which R holds
+                # whatever block carries it; red team 133, F11 p2)
+                self.violate("R", f"block {b.id!r} holds a pinned text ({self._pinned_text_of(i)}; a pinned text is "
+                             f"pinned for the rest of the session, whatever block holds it) and was {what}",
+                             block=b.id, handle=(b.handles or (None,))[0],
+                             evidence={"preserve_or_evict": True, "pinned_text": True})
+                continue
             self.violate("R", f"pinned block {b.id!r} was {what}", block=b.id,
                          handle=(b.handles or (None,))[0], evidence={"preserve_or_evict": True})
         reading = _PinsLeft(self)
