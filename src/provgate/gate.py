@@ -10247,7 +10247,10 @@ class _Check:
         digest = "blake3:" + self.pre.digests[i].hex()
         gate = self.gate
         own = set(self.edit.pre[i].handles)
-        handles = [h for h in self.sticky.handles if h not in own and not h.startswith(BLOCK_HANDLE_PREFIX)]
+        # (the session's pinned handles and those the pre window's flagged blocks carry, which
+        # this check's record pins: checked twice, the edit got the same message, red team 75)
+        handles = [h for h in self.sticky.handles | self.pre.pinned_handles()
+                   if h not in own and not h.startswith(BLOCK_HANDLE_PREFIX)]
         unknown = sorted(h for h in handles if h not in gate._handle_digest)
         if unknown:
             try:
