@@ -8639,28 +8639,33 @@ class _Check:
         # blocks, few of them reads or blocks of a logged read), then their records
         came: dict[int, set[str]] = {}
         reads: list[int] = []
+        logged = read_of.__contains__
         for i in removed:
             b = pre_blocks[i]
             if b.resource is not None and b.handles:
                 reads.append(i)
-            elif read_of:
-                for h in b.provenance:
-                    if h in read_of:
-                        came.setdefault(i, set()).add(h)
+            elif read_of and (hs := b.derived_from if b.derived else b.handles):
+                found = set(filter(logged, hs))
+                if found:
+                    came[i] = found
         if read_of:
             removed_set = set(removed)
             read_names = self.gate._read_names
             marked = pre.marked()
             pairs = (((i, marked[i]) for i in removed if i in marked) if len(removed) < len(marked)
                      else ((i, f) for i, f in marked.items() if i in removed_set))
-            reads_named: dict[str, list[str]] = {}  # (a read is cited by many of the blocks removed)
+            reads_named: dict[str, tuple[str, ...]] = {}  # (a read is cited by many of the blocks removed)
+            targets = self._targets
             for i, facts in pairs:
                 for n in read_names.intersection(facts.markers()):
                     found = reads_named.get(n)
                     if found is None:
-                        found = reads_named[n] = [h for h in self._targets(n) if h in read_of]
+                        found = reads_named[n] = tuple(filter(logged, targets(n)))
                     if found:
-                        came.setdefault(i, set()).update(found)
+                        if i in came:
+                            came[i].update(found)
+                        else:
+                            came[i] = set(found)
         candidates = sorted({*reads, *came})
         if not candidates:
             return {}
@@ -8676,8 +8681,11 @@ class _Check:
             if codes[i] == 1 or (b.resource is not None and b.handles):
                 continue  # (superseded; a read: above)
             for h in hs:
-                if out.get(read_of[h], set()) is not None:
-                    out.setdefault(read_of[h], set()).add(h)  # type: ignore[union-attr]
+                resource = read_of[h]
+                if resource not in out:
+                    out[resource] = {h}
+                elif (handles := out[resource]) is not None:
+                    handles.add(h)
         return {r: None if hs is None else frozenset(hs) for r, hs in out.items()}
 
     def _weighs_whole(self, resource: str, newest: str) -> bool:
