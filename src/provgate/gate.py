@@ -13369,7 +13369,11 @@ def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
             line = text[start:end].replace(b"\r\n", b" ").replace(b"\n", b" ").lower()
             # (a negation of a verb that governs something else, "You don't need sudo for this:",
             # "Don't worry about the warnings:", governs no command of the block: red team 119, F08)
-            if _clause_negated_before(text, end, depth + 1) and not _negates_another_verb(_words_of_clause(line)):
+            # (nor does a harm denied of the act, which encourages it: "It won't hurt to run this:",
+            # red team 133, F10, refused where "It won't hurt to run this." was accepted; a harm
+            # forbidden, "Don't hurt prod by running this:", is read below as a sentence is)
+            if _clause_negated_before(text, end, depth + 1) and not _negates_another_verb(
+                    line_words := _words_of_clause(line)) and not _fence_harm_denied(line_words):
                 return True
             # (or a sentence ending in "." that points at the fence: "Never run this.", "Do not
             # run the following.": red team 123, F11, read as governing nothing)
@@ -14186,8 +14190,13 @@ _FENCE_NOUNS = frozenset((b"command", b"commands", b"line", b"lines", b"snippet"
 _FENCE_SENTENCE = re.compile(rb"(?:[^.!?;]|[.!?](?![.!?;]*(?:[ \t*_)\]]|\Z)))+(?:[.!?;]+[ \t*_)\]]*)?|[.!?;]+[ \t*_]*")
 # the words and the clause breaks of a sentence (:func:`_fence_act_pointed`)
 _FENCE_TOKEN = re.compile(rb"[0-9a-z][0-9a-z'-]*|[,:]|\xe2\x80[\x93\x94]|[ \t]-[ \t]")
-# the clause breaks among those tokens (:func:`_fence_instruction_negated`)
-_FENCE_TOKEN_BREAK = re.compile(rb"[,:]|\xe2\x80[\x93\x94]|[ \t]-[ \t]")
+# the clause breaks among those tokens (not " -- ", an aside's), and the words that open a new act
+# or clause ("but", "then", "instead", "so", "if"; not "so much as"): a negation before them
+# governs no act after them, as :data:`_CLAUSE_BREAK` reads "but", "so", "if" (the bounded reads of :func:`_fence_found_denies` and
+# :func:`_fence_cut_sentence_denies`; red team 133, F10, "Never skip the tests <45 words> and then
+# run this:", 273 B, fell back to the word test, refused, where 247 B were read and accepted)
+_FENCE_TOKEN_BREAK = re.compile(rb"[,:]|\xe2\x80[\x93\x94]|[ \t]-[ \t]|(?<![0-9a-z'-])(?:but|then|instead|if|so(?![ \t]+"
+                                rb"(?:much|many|far|long|little|few|often|badly|well)(?![0-9a-z'-])))(?![0-9a-z'-])")
 # a line that is one sentence in brackets, its words ("(Never run this.)": :func:`_fence_instruction_negated`)
 _FENCE_WHOLE_BRACKETED = re.compile(rb"[ \t*_]*\(([^()\n]*)\)[ \t*_.]*|[ \t*_]*\[([^\[\]\n]*)\][ \t*_.]*")
 # the words after an act as the subject that forbid it, or allow it ("Running this is forbidden.",
