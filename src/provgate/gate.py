@@ -13470,6 +13470,7 @@ def _fence_cut_sentence_denies(text: bytes, start: int, end: int, depth: int) ->
         if len(sentence) <= 256:
             return False
         if not cut and (tail := sentence.rstrip(b" \t*_")).endswith(b":") \
+                and (b"." not in tail or (tail := _FENCE_ABBREVIATION.sub(_fence_abbreviation_blanked, tail))) \
                 and _FENCE_TOKEN_BREAK.search(tail, len(tail) - 257, len(tail) - 1) is None \
                 and not _negates_another_verb(_words_of_clause(sentence)):
             # (a line ending in ":" is read for a negation over it only in its last 256 bytes
@@ -13496,8 +13497,12 @@ def _fence_cut_sentence_denies(text: bytes, start: int, end: int, depth: int) ->
 # (:func:`_fence_cut_sentence_denies`; one character each side, so a run of dots is read once)
 # ("i.e." and "e.g." end none: red team 133, F07, "Never run <35 words> e.g. <35 words> this:" was
 # read from "e.g.", its "Never" cut off)
-_FENCE_FIRST_STOP = re.compile(rb"(?<![^0-9A-Za-z][iI]\.[eE])(?<![^0-9A-Za-z][eE]\.[gG])[.!?;][ \t*_)\]]")
-_FENCE_LAST_STOP = re.compile(rb".*(?<![^0-9A-Za-z][iI]\.[eE])(?<![^0-9A-Za-z][eE]\.[gG])[.!?;][ \t*_)\]]", re.DOTALL)
+# (nor does a mark or a run of them with a blank before it, a pause: red team 133, F07, "Never run
+# <35 words> ; <35 words> this:"; :data:`_FENCE_PAUSE`)
+_FENCE_FIRST_STOP = re.compile(rb"(?<![^0-9A-Za-z][iI]\.[eE])(?<![^0-9A-Za-z][eE]\.[gG])(?<![ \t])(?<![ \t][.!?;])"
+                               rb"(?<![ \t][.!?;][.!?;])[.!?;][ \t*_)\]]")
+_FENCE_LAST_STOP = re.compile(rb".*(?<![^0-9A-Za-z][iI]\.[eE])(?<![^0-9A-Za-z][eE]\.[gG])(?<![ \t])(?<![ \t][.!?;])"
+                              rb"(?<![ \t][.!?;][.!?;])[.!?;][ \t*_)\]]", re.DOTALL)
 # a word judging an act unwise (:data:`_FENCE_UNWISE`), which denies a long cut sentence as a denial does
 _FENCE_UNWISE_WORD = re.compile(rb"(?<![0-9a-z_'-])(?:dangerous|unsafe|risky|harmful|destructive|forbidden|prohibited"
                                 rb"|banned|disallowed|wrong|crazy|foolish|unwise|insane|reckless|stupid|dumb)"
@@ -13616,7 +13621,11 @@ def _clause_negated_before(text: bytes, at: int, depth: int) -> bool:
             line = text[start:end].replace(b"\r\n", b" ").replace(b"\n", b" ").lower()
             # (a negation of a verb that governs something else, "You don't need sudo for this:",
             # "Don't worry about the warnings:", governs no command of the block: red team 119, F08)
-            if _clause_negated_before(text, end, depth + 1) and not _negates_another_verb(_words_of_clause(line)):
+            # (nor does a harm denied of the act, which encourages it: "It won't hurt to run this:",
+            # red team 133, F10, refused where "It won't hurt to run this." was accepted; a harm
+            # forbidden, "Don't hurt prod by running this:", is read below as a sentence is)
+            if _clause_negated_before(text, end, depth + 1) and not _negates_another_verb(
+                    line_words := _words_of_clause(line)) and not _fence_harm_denied(line_words):
                 return True
             # (or a sentence ending in "." that points at the fence: "Never run this.", "Do not
             # run the following.": red team 123, F11, read as governing nothing)
@@ -13865,7 +13874,12 @@ def _fence_instruction_negated(sentence: bytes, pointer: re.Pattern[bytes], dept
     if b"." in text:
         # ("i.e." and "e.g." end no sentence: "Do not run the deploy by hand, i.e. the following:",
         # red team 133, F07, read "the following:" as a sentence of no act)
-        text = _FENCE_ABBREVIATION.sub(b",", text)
+        # (its comma, "\x1f" after it, no clause break for the bounded reads, :data:`_FENCE_TOKEN_BREAK`:
+        # "Never <35 words> i.e., <35 words> run this:", red team 133, F07)
+        text = _FENCE_ABBREVIATION.sub(b",\x1f", text)
+    if b"://" in text:
+        text = _FENCE_URL.sub(b"url", text)
+    text = _FENCE_PAUSE.sub(b",", text)
     pieces = [m for m in _FENCE_SENTENCE.finditer(text) if m.group().strip(b" \t*_")]
     crossed: list[bool] = []
     for k, piece in (enumerate(pieces) if first else reversed(list(enumerate(pieces)))):
@@ -14433,8 +14447,30 @@ _FENCE_NOUNS = frozenset((b"command", b"commands", b"line", b"lines", b"snippet"
 _FENCE_SENTENCE = re.compile(rb"(?:[^.!?;]|[.!?](?![.!?;]*(?:[ \t*_)\]]|\Z)))+(?:[.!?;]+[ \t*_)\]]*)?|[.!?;]+[ \t*_]*")
 # the words and the clause breaks of a sentence (:func:`_fence_act_pointed`)
 _FENCE_TOKEN = re.compile(rb"[0-9a-z][0-9a-z'-]*|[,:]|\xe2\x80[\x93\x94]|[ \t]-[ \t]")
-# the clause breaks among those tokens (:func:`_fence_instruction_negated`)
-_FENCE_TOKEN_BREAK = re.compile(rb"[,:]|\xe2\x80[\x93\x94]|[ \t]-[ \t]")
+# the clause breaks among those tokens (not " -- ", an aside's; not the comma of an "i.e.,", marked
+# "\x1f", red team 133, F07), and the words that open a new act or clause ("but", "then",
+# "instead", "so", "if"; not "so much as"): a negation before them governs no act after them, as
+# :data:`_CLAUSE_BREAK` reads "but", "so", "if" (the bounded reads of :func:`_fence_found_denies`
+# and :func:`_fence_cut_sentence_denies`; red team 133, F10, "Never skip the tests <45 words> and
+# then run this:", 273 B, fell back to the word test, refused, where 247 B were read and accepted)
+_FENCE_TOKEN_BREAK = re.compile(rb",(?!\x1f)|:|\xe2\x80[\x93\x94]|[ \t]-[ \t]|(?<![0-9a-z'-])(?:but|then|instead|if|so(?![ \t]+"
+                                rb"(?:much|many|far|long|little|few|often|badly|well)(?![0-9a-z'-])))(?![0-9a-z'-])")
+
+
+def _fence_abbreviation_blanked(m: re.Match[bytes]) -> bytes:
+    """An "i.e.", "e.g." (:data:`_FENCE_ABBREVIATION`) as blanks, its comma too: no clause break
+    (:func:`_fence_cut_sentence_denies`)."""
+    return b" " * len(m.group())
+
+
+# an end mark or a run of them with a blank each side, a pause in the sentence, not its end ("Never
+# run <35 words> ; <35 words> this:", " ! ", " ? ", " ... ": red team 133, F07, read as two
+# sentences, the pointer's with no act; read as a comma: :func:`_fence_instruction_negated`)
+_FENCE_PAUSE = re.compile(rb"(?<=[ \t])[.!?;]+(?=[ \t])")
+# a URL, its scheme's ":" no clause break (red team 133, F07, "Never run <35 words>
+# https://example.com/docs <35 words> this:" ended the act's walk at "https:"); read as one word; a
+# mark ending it (".", "?") kept
+_FENCE_URL = re.compile(rb"(?<![0-9a-z+.-])[a-z][a-z0-9+.-]*://(?:[^ \t\r\n,;()\[\]<>\"'.!?:]|[.!?:](?![ \t\r\n.!?:*_)\]]|\Z))*")
 # a line that is one sentence in brackets, its words ("(Never run this.)": :func:`_fence_instruction_negated`)
 _FENCE_WHOLE_BRACKETED = re.compile(rb"[ \t*_]*\(([^()\n]*)\)[ \t*_.]*|[ \t*_]*\[([^\[\]\n]*)\][ \t*_.]*")
 # the words after an act as the subject that forbid it, or allow it ("Running this is forbidden.",
