@@ -2461,26 +2461,34 @@ class Gate:
         the last question are looked up in the store at once, and those it did not hold are
         asked again at every question (a source may be stored after its read was logged)."""
         with self._lock:
-            read_of = self._read_of
-            if self._read_text_keys is None:
-                self._read_text_keys = (0, {}, set())
-            indexed, index, unstored = self._read_text_keys
-            if indexed < len(read_of) or unstored:
-                new = [*islice(read_of, indexed, None), *unstored]
+            return self._index_logged_reads(ask_store=True)
+
+    def _index_logged_reads(self, *, ask_store: bool) -> dict[str, list[str]]:
+        """:meth:`_logged_reads_by_text_handle` under ``_lock``; without ``ask_store``, the reads
+        whose digests the gate does not know are left for the next question (_log_reads indexes
+        the reads it logs while their digests are at hand, so a session's next check asks none,
+        and asks nothing of the store while it records a check)."""
+        read_of = self._read_of
+        if self._read_text_keys is None:
+            self._read_text_keys = (0, {}, set())
+        indexed, index, unstored = self._read_text_keys
+        if indexed < len(read_of) or (unstored and ask_store):
+            new = [*islice(read_of, indexed, None), *(unstored if ask_store else ())]
+            known = self._handle_digest
+            if ask_store:
                 unstored.clear()
-                known = self._handle_digest
                 unknown = [h for h in new if h not in known]
                 if unknown:
                     for h, d in self.store.digests_many(unknown).items():
                         known[h] = d
                         self._handle_key[h] = _digest_key(d)
-                for h, d in zip(new, map(known.get, new)):
-                    if d is None:
-                        unstored.add(h)
-                    elif d.startswith("blake3:"):
-                        index.setdefault(BLOCK_HANDLE_PREFIX + d[7:39], []).append(h)
-                self._read_text_keys = (len(read_of), index, unstored)
-            return index
+            for h, d in zip(new, map(known.get, new)):
+                if d is None:
+                    unstored.add(h)
+                elif d.startswith("blake3:"):
+                    index.setdefault(BLOCK_HANDLE_PREFIX + d[7:39], []).append(h)
+            self._read_text_keys = (len(read_of), index, unstored)
+        return index
 
     def _logged_units(self, resource: str) -> int:
         """The units (_SECONDS, _MILLISECONDS) the logged reads of ``resource`` are stamped in."""
@@ -2529,6 +2537,8 @@ class Gate:
                 names = set(_names_citing(h for h, _, _ in new))
                 undo.names.update(names - self._read_names)
                 self._read_names.update(names)
+        if added:
+            self._index_logged_reads(ask_store=False)
         ix.reads_logged = True
         undo.shapes.append(ix)
         return added
