@@ -4927,6 +4927,7 @@ class _Check:
         bare: dict[str, dict[bytes, set[tuple[bytes, bool]]]] = {}  # source -> its keyed bare figures
         glued_x: dict[str, dict[bytes, set[bytes | None]]] = {}  # source -> its glued figures' units
         asides: dict[tuple[str, bytes, bool], set[bytes]] = {}  # (source, figure, labels) -> its _bracketed_units
+        run_read: dict[tuple[str, bytes], set[bytes]] = {}  # (source, figure) -> its _run_read_units_of_figure
         for block, stated, sources, rewritten, own_text, extra in stating:
             for h, text in sources:
                 if h not in read:
@@ -4970,6 +4971,14 @@ class _Check:
                         if (h, figure, False) not in asides:
                             asides[h, figure, False] = _bracketed_units_of_figure(as_read[h], figure, False)
                         sources_say |= asides[h, figure, False]
+                if not _units_given(names, sources_say) and any(u.startswith(b"(unknown ") for u in sources_say):
+                    # a source's unit after a run of brackets read to its end, which _unit_at reads
+                    # as unknown (a summary's stays so): "30 (see note (2)) minutes" grounds "30
+                    # minutes" (red team 130b, F05)
+                    for h, _ in sources:
+                        if (h, figure) not in run_read:
+                            run_read[h, figure] = _run_read_units_of_figure(as_read[h], figure)
+                        sources_say |= run_read[h, figure]
                 if not _units_given(names, sources_say):
                     # and the unit a key or a header gives the figure ("timeout_ms": 300,
                     # "timeout (seconds): 30"), asked only of a figure not grounded with its unit
@@ -18103,6 +18112,37 @@ def _figures_bracketed(text: bytes, leads: list[int] | None = None) -> dict[byte
             out.setdefault(_figure_number(text[start:end]), set()).update(units)
     return out
 
+
+
+def _run_read_unit(text: bytes, end: int) -> bytes | None:
+    """The unit's word after the run of round brackets after the figure ending at ``end`` of
+    ``text`` where the run is read to its end (``_ROUND_RUN``: no bracket after it that it did
+    not take, one held in one held in another or one not closed) within ``_ROUND_RUN_REACH``
+    bytes, with room for the words after it; else None. A source's figure :func:`_unit_at` reads
+    as unknown and this word (``_unknown_as``) is grounded in that unit too: "The backup runs
+    every 30 (see note (2)) minutes." grounds "every 30 minutes" (red team 130b, F05, which was
+    refused); a run not read to its end grounds none (fail closed)."""
+    tail = _tail_read(text, end, _ROUND_RUN_REACH)
+    at = _ROUND_RUN.match(tail).end()
+    if at == 0 or _ROUND_RUN_START.match(tail, at) is not None or (
+            end + _ROUND_RUN_REACH < len(text) and at + _ROUND_RUN_AFTER > len(tail)):
+        return None
+    m = _UNIT_AFTER_FIGURE.match(tail, at)
+    return None if m is None else _unit_of_match(tail, m)
+
+
+def _run_read_units_of_figure(text: bytes, figure: bytes) -> set[bytes]:
+    """The units a source ``text`` gives the number ``figure`` after a run of brackets read to its
+    end (:func:`_run_read_unit`) where :func:`_unit_at` reads it as unknown and that unit."""
+    out: set[bytes] = set()
+    for pattern in _figure_searches(figure, False):
+        for m in pattern.finditer(text):
+            at = m.start()
+            if at and (text[at - 1] in _FIGURE_GLUE or 48 <= text[at - 1] <= 57) or text[at - 1:at] == b",":
+                continue
+            if (unit := _run_read_unit(text, m.end())) is not None and _unit_at(text, m.end(), True) == _unknown_as(unit):
+                out.add(unit)
+    return out
 
 def _bracketed_units_of_figure(text: bytes, figure: bytes, labels: bool = True) -> set[bytes]:
     """The units :func:`_bracketed_units` reads after the number ``figure`` wherever ``text``
