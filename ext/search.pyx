@@ -1250,7 +1250,8 @@ cdef offset_t aside_leads_into(const byte_t* s, offset_t n, offset_t* out, offse
             j = i + 1
             while j < n and j - i - 1 < 9 and (s[j] == 0x20 or s[j] == 0x09):
                 j += 1
-            if j - i - 1 <= 8 and j < n and (ASIDE_OPENER[s[j]] or (s[j] == 0x2D and j + 1 < n and s[j + 1] == 0x2D)):
+            if j - i - 1 <= 8 and j < n and (ASIDE_OPENER[s[j]] or ((s[j] == 0x2D or s[j] == 0x2E)
+                                                            and j + 1 < n and s[j + 1] == s[j])):
                 if k < room:
                     out[k] = i + 1
                 k += 1

@@ -36,7 +36,7 @@ LIES = [
     # red team 130b, F08: a unit behind an aside that is not a run of round brackets
     # (where a bracket "(b)" or "(d)" stands in the run, its bare unit, bits or days, is refused first)
     *[pytest.param("Wait 30 minutes before retrying.", f"Wait 30{aside}hours before retrying.",
-                   ("b", "h", "(unknown h)") if "(b) (c) (d) " in aside else ("h",), id=name)
+                   ("b", "h", "(unknown h)") if "(b) (c) (d) " in aside or "{b} {c} {d} " in aside else ("h",), id=name)
       for name, aside in [("braces", " {approx} "), ("four braces", " {a} {b} {c} {d} "), ("dashes", " -- approx. -- "),
                           ("em dashes", " \u2014 roughly \u2014 "), ("commas", ", roughly, "), ("comment", " /* approx */ "),
                           ("square and round", " [a] (b) [c] (d) "), ("a blank line", " (a)\n\n(b) "),

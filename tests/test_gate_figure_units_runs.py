@@ -53,15 +53,16 @@ def test_a_unit_written_past_the_bracket_run_of_a_summary_is_unknown_and_refused
 
 
 @pytest.mark.parametrize("run", RUNS)
-def test_a_unit_written_past_the_bracket_run_of_a_source_grounds_no_unit(run):
+def test_a_unit_written_past_the_bracket_run_of_a_source_grounds_that_unit_only(run):
     if "\u00a0" in run:  # (the grammar reads "30\u00a0" as no number: its own I1 refusal, no unit's)
         find(_summarize(f"Wait 30{run}minutes before retrying.", "Wait 30 hours before retrying."), "I1", value="30")
         return
     found = find(_summarize(f"Wait 30{run}minutes before retrying.", "Wait 30 hours before retrying."), "I1",
                  value="30", evidence__change="unit_changed")
-    assert found.evidence["sources_unit"] == ["(unknown min)"]
-    # (and the unit written right after the figure is refused too: the source's is unknown)
-    find(_summarize(f"Wait 30{run}minutes before retrying.", "Wait 30 minutes before retrying."), "I1", value="30")
+    assert found.evidence["sources_unit"] == ["(unknown min)", "min"]
+    # (the run read to its end, the unit written right after the figure is grounded: red team
+    # 130b, F05, it was refused; a run not read to its end grounds none, test_gate_unit_asides2.py)
+    assert_accepted(_summarize(f"Wait 30{run}minutes before retrying.", "Wait 30 minutes before retrying."))
 
 
 @pytest.mark.parametrize("run", RUNS)

@@ -732,6 +732,9 @@ def test_switch_loaded_the_native_build():
     (b"30\t{approx}", [2]), (b"30 -- approx", [2]), (b"30 - approx", []), (b"30,5", [2]), (b"T1(30)", [2, 5]),
     (b"30 \xe2\x80\x94 x", [2]), (b"1 2 3", []), (b"", []), (b"7", []), (b"7 ", []), (b"7 -", []), (b"7--", [1]),
     (b"$30 $", [3]), (b"a9\r", [2]), (b"9\x0b", [1]), (b"9\n(", []),
+    # (red team 133, F06: emphasis, a semicolon, an ellipsis, a full-width bracket; ".." but no ".")
+    (b"30 *a*", [2]), (b"30 _a_", [2]), (b"30 ; a ;", [2]), (b"30 ...", [2]), (b"30..40", [2]), (b"30.", []),
+    (b"3.5", []), (b"30 \xef\xbc\x88", [2]), (b"9.", []), (b"9..", [1]),
 ])
 def test_aside_leads(impl, data, expected):
     found = impl.aside_leads(data)
@@ -748,7 +751,8 @@ def test_aside_leads_refuses_what_is_not_bytes(impl):
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.sampled_from([b"0", b"9", b"12", b" ", b"\t", b" " * 8, b" " * 9, b"(", b")", b"{", b"[", b"-",
                                  b"--", b",", b"/", b">", b'"', b"'", b"~", b"\r", b"\x0b", b"\x0c", b"$", b"\\",
-                                 b"\xe2\x80\x94", b"\xe3\x80\x80", b"\xc2\xa3", b"\n", b"a", b"x" * 9]),
+                                 b"\xe2\x80\x94", b"\xe3\x80\x80", b"\xc2\xa3", b"\n", b"a", b"x" * 9,
+                                 b"*", b"_", b";", b".", b"..", b"\xef"]),
                 max_size=80))
 def test_native_aside_leads_equal_the_reference(parts):
     data = b"".join(parts)

@@ -237,10 +237,11 @@ def unit_leads(data: bytes) -> np.ndarray:
 
 
 # the bytes after which (and up to 8 blanks) an aside or a bracket may follow a figure: what may
-# open one ( { [ \\ , / > " ' ~ a carriage return, a vertical tab, a form feed, $ ), the lead bytes of
-# a dash, a line or ideographic space and a currency sign; or "--"
-ASIDE_OPENERS = b"({[\\,/>\"'~\r\x0b\x0c$)\xe2\xe3\xc2"
-_ASIDE_LEAD = re.compile(rb"[0-9](?=[ \t]{0,8}(?:[" + re.escape(ASIDE_OPENERS) + rb"]|--))")
+# open one ( { [ \\ , ; / > " ' ~ * _ a carriage return, a vertical tab, a form feed, $ ), the lead
+# bytes of a dash, an ellipsis, a guillemet, an angle or a full-width bracket, a line or ideographic
+# space and a currency sign; or "--" or ".." (red team 133, F06)
+ASIDE_OPENERS = b"({[\\,;/>\"'~*_\r\x0b\x0c$)\xe2\xe3\xc2\xef"
+_ASIDE_LEAD = re.compile(rb"[0-9](?=[ \t]{0,8}(?:[" + re.escape(ASIDE_OPENERS) + rb"]|--|\.\.))")
 
 
 def aside_leads(data: bytes) -> np.ndarray:

@@ -5020,6 +5020,7 @@ class _Check:
         bare: dict[str, dict[bytes, set[tuple[bytes, bool]]]] = {}  # source -> its keyed bare figures
         glued_x: dict[str, dict[bytes, set[bytes | None]]] = {}  # source -> its glued figures' units
         asides: dict[tuple[str, bytes, bool], set[bytes]] = {}  # (source, figure, labels) -> its _bracketed_units
+        run_read: dict[tuple[str, bytes], set[bytes]] = {}  # (source, figure) -> its _run_read_units_of_figure
         for block, stated, sources, rewritten, own_text, extra in stating:
             for h, text in sources:
                 if h not in read:
@@ -5063,6 +5064,14 @@ class _Check:
                         if (h, figure, False) not in asides:
                             asides[h, figure, False] = _bracketed_units_of_figure(as_read[h], figure, False)
                         sources_say |= asides[h, figure, False]
+                if not _units_given(names, sources_say) and any(u.startswith(b"(unknown ") for u in sources_say):
+                    # a source's unit after a run of brackets read to its end, which _unit_at reads
+                    # as unknown (a summary's stays so): "30 (see note (2)) minutes" grounds "30
+                    # minutes" (red team 130b, F05)
+                    for h, _ in sources:
+                        if (h, figure) not in run_read:
+                            run_read[h, figure] = _run_read_units_of_figure(as_read[h], figure)
+                        sources_say |= run_read[h, figure]
                 if not _units_given(names, sources_say):
                     # and the unit a key or a header gives the figure ("timeout_ms": 300,
                     # "timeout (seconds): 30"), asked only of a figure not grounded with its unit
@@ -18314,25 +18323,50 @@ def _round_run_unit(text: bytes, end: int, tail: bytes, whole: bool) -> bytes | 
 # (:meth:`_Check._check_units_grounded`); a source's aside grounds a unit its figure has no other
 # ("Wait 30 {approx} minutes." summarized "Wait 30 hours." is refused). Each read within
 # _ROUND_RUN_REACH bytes, the runs possessive and bounded: linear.
-_BARE_IN_RUN = re.compile(rb"\([ \t]*+([A-Za-z]{1,16}|%)[ \t]*+\)")
-_BARE_SQUARE = re.compile(rb"[ \t]{0,2}\[[ \t]*+([A-Za-z]{1,16}|%)[ \t]*+\]")
+# (a bracket's bare unit dressed is as bare: emphasis or code marks around it, a "~", "≈" or
+# "approx." before it, a "." after it, "(**h**)", "(h.)", "(~h)", "(approx. h)", and in braces
+# too, "{h}": red team 133, F06)
+_BARE_LABEL = (rb"[ \t*_`]*+(?:(?:(?i:approx(?:imately)?|ca|circa|about|around|roughly)\.?|~|\xe2\x89[\x88\x83]"
+               rb"|\xe2\x88\xbc)[ \t*_`]*+)?([A-Za-z]{1,16}|%)\.?[ \t*_`]*+")
+_BARE_IN_RUN = re.compile(rb"\(" + _BARE_LABEL + rb"\)")
+_BARE_SQUARE = re.compile(rb"[\[{]" + _BARE_LABEL + rb"[\]}]")
+# (the run of square brackets and braces, round ones between them, after a figure whose bare
+# labels are read: "30 {approx} {h}")
+_SQUARE_RUN = re.compile(rb"(?:[ \t]{0,2}+(?:\[[^\[\]\n]{0,80}+\]|\{[^{}\n]{0,80}+\}|\((?:[^()\n]++|\([^()\n]*+\))*+\))){1,16}+")
 # (between asides, any blank or mark, a line's break too; after the last, none: "30 (p99)\nhours of
 # uptime" is a label's line)
 _ASIDE_GAP = rb"(?:[ \t\r\n\x0b\x0c>\"'\\*_`|]|\xe2\x80\xa8|\xe3\x80\x80)*+"
 _ASIDE_RUN = re.compile(
     rb"(?:" + _ASIDE_GAP + rb"(?:\{[^{}\n]{0,80}+\}|\[[^\[\]\n]{0,400}+\]|\((?:[^()]|\([^()]{0,80}+\)){0,80}+\)"
     rb"|--[^\n]{1,80}?--|\xe2\x80\x94[^\n]{1,80}?\xe2\x80\x94|\xe2\x80\x93[^\n]{1,80}?\xe2\x80\x93"
-    rb"|,[^,\n]{1,40}+,|/\*[^\n]{0,80}?\*/|~~[^~\n]{0,80}+~~)){1,16}+" + _ASIDE_GAP.replace(rb"\r\n", b""))
+    rb"|,[^,\n]{1,40}+,|/\*[^\n]{0,80}?\*/|~~[^~\n]{0,80}+~~"
+    # (red team 133, F06: a semicolon's aside, an ellipsis, words in emphasis or quotes, which the
+    # gap's marks open, guillemets, angle, corner and full-width brackets)
+    rb"|;[^;\n]{1,40}+;|\xe2\x80\xa6|\.\.\.?|(?<=\*)[^*\n]{1,80}?\*|(?<=_)[^_\n]{1,80}?_|(?<=\")[^\"\n]{1,80}?\""
+    rb"|(?<=')[^'\n]{1,80}?'|\xe2\x80\x9c[^\n]{0,80}?\xe2\x80\x9d|\xe2\x80\x98[^\n]{0,80}?\xe2\x80\x99"
+    rb"|\xc2\xab[^\n]{0,80}?\xc2\xbb|\xc2\xbb[^\n]{0,80}?\xc2\xab|\xe2\x80\xb9[^\n]{0,80}?\xe2\x80\xba"
+    rb"|\xe2\x9f\xa8[^\n]{0,80}?\xe2\x9f\xa9|\xe2\x8c\xa9[^\n]{0,80}?\xe2\x8c\xaa|\xe3\x80[\x88\x8a\x8c\x8e\x90\x94\x96]"
+    rb"[^\n]{0,80}?\xe3\x80[\x89\x8b\x8d\x8f\x91\x95\x97]|\xef\xbc\x88[^\n]{0,80}?\xef\xbc\x89"
+    rb"|\xef\xbc\xbb[^\n]{0,80}?\xef\xbc\xbd|\xef\xbd\x9b[^\n]{0,80}?\xef\xbd\x9d)){1,16}+"
+    + _ASIDE_GAP.replace(rb"\r\n", b""))
 # a figure that a bracket or an aside follows, or that closes a bracket (whole, no word's: the byte
 # before it read by the caller)
 _FIGURE_BEFORE_ASIDE = re.compile(
-    rb"[0-9]++(?:[.,][0-9]++)*+(?=[ \t]{0,8}+(?:[({\[\\,/>\"'~\r\x0b\x0c$]|--|\xe2\x80[\x93\x94\xa8]"
-    rb"|\xe3\x80\x80|\xc2[\xa3\xa5]|\xe2\x82[\xac\xb9])|\))")
+    rb"[0-9]++(?:[.,][0-9]++)*+(?=[ \t]{0,8}+(?:[({\[\\,;/>\"'~*_\r\x0b\x0c$]|--|\.\.|\xe2\x80[\x93\x94\xa8\xa6\x9c\x98\xb9]"
+    rb"|\xe3\x80[\x80\x88\x8a\x8c\x8e\x90\x94\x96]|\xc2[\xa3\xa5\xab\xbb]|\xe2\x82[\xac\xb9]|\xe2\x9f\xa8|\xe2\x8c\xa9"
+    rb"|\xef\xbc[\x88\xbb]|\xef\xbd\x9b)|\))")
+# emphasis's or a product's marks after a figure with a blank (or nothing) after them: no aside's
+# opener ("Timeout = 30 * time.Second"), passed over before the reading
+_MARKS_APART = re.compile(rb"[ \t]*+[*_]++(?:[ \t\r\n]|\Z)")
 # a bracket's bare letters that are no unit's spelling but a scale's or a count's, as a label:
 # kelvin's or a thousand's "K" (_K), a million's, a billion's, "x" (a count of times)
 _BARE_MARKS = {_K: _K, b"M": b"M", b"G": b"G", b"T": b"T", b"x": b"times"}
 # a currency's sign apart after the figure, "$" too ("30 $ each")
 _SIGN_APART = re.compile(rb"[ \t]{1,2}(\$|\xc2\xa3|\xc2\xa5|\xe2\x82\xac|\xe2\x82\xb9)(?![0-9A-Za-z_$\x80-\xff])")
+# a count of times written apart, "x" or "\u00d7" between the figure and a comparative (_COMPARATIVES: "3 x faster")
+# or "as" ("3 x as many"), which no unit reading gives (red team 133, F06: "3 x faster" grounded
+# "3 (%) faster")
+_TIMES_APART = re.compile(rb"[ \t]{1,2}(?:x|\xc3\x97)[ \t]{1,2}(?:(as)[ \t]|([A-Za-z]{3,16})(?![A-Za-z]))")
 # the unit's word right after the asides (and its rate)
 _ASIDE_UNIT = re.compile(_UNIT_WORD + _UNIT_RATE)
 # the words of a unit's spelling an aside's unit is not read from (an ordinal, the pronoun)
@@ -18356,11 +18390,15 @@ def _bracketed_units(text: bytes, end: int, labels: bool = True) -> set[bytes]:
             unit = _BARE_MARKS.get(word) or _unit_named(word, None)
             if unit is not None:
                 out.add(unit)
-    if (square := _BARE_SQUARE.match(text, end, stop)) is not None and (
-            unit := _BARE_MARKS.get(square.group(1)) or _unit_named(square.group(1), None)) is not None:
-        out.add(unit)  # ("30 [M]", "30 [h]": a footnote's mark as often, read so here too)
+    if (squares := _SQUARE_RUN.match(text, end, stop)) is not None and (b"[" in squares.group() or b"{" in squares.group()):
+        for word in _BARE_SQUARE.findall(text, end, squares.end()):
+            if (unit := _BARE_MARKS.get(word) or _unit_named(word, None)) is not None:
+                out.add(unit)  # ("30 [M]", "30 [h]": a footnote's mark as often, read so here too)
     if (sign := _SIGN_APART.match(text, end, stop)) is not None:
         out.add(sign.group(1))  # ("30 $ each": a currency's sign apart, as "30 €" is read)
+    if (times := _TIMES_APART.match(text, end, stop)) is not None and (
+            times.group(1) is not None or times.group(2).lower() in _COMPARATIVES):
+        out.add(b"times")  # ("3 x faster", "3 \u00d7 as many": a count of times, red team 133, F06)
     aside = _ASIDE_RUN.match(text, end, stop)
     if aside is None:
         pass
@@ -18383,6 +18421,8 @@ def _figures_bracketed(text: bytes, leads: list[int] | None = None) -> dict[byte
     for end in aside_leads(text).tolist() if leads is None else leads:
         if text[end:end + 1] in b".," and end + 1 < len(text) and 48 <= text[end + 1] <= 57:
             continue  # (the figure goes on: "1,000 (h)" is read at its last digit)
+        if (mark := _MARKS_APART.match(text, end)) is not None:
+            continue  # ("30 * time.Second", "30 _ x": marks with a blank after them open no emphasis)
         start = end - 1
         while start and text[start - 1] in _FIGURE_BYTES:
             start -= 1
@@ -18396,6 +18436,37 @@ def _figures_bracketed(text: bytes, leads: list[int] | None = None) -> dict[byte
             out.setdefault(_figure_number(text[start:end]), set()).update(units)
     return out
 
+
+
+def _run_read_unit(text: bytes, end: int) -> bytes | None:
+    """The unit's word after the run of round brackets after the figure ending at ``end`` of
+    ``text`` where the run is read to its end (``_ROUND_RUN``: no bracket after it that it did
+    not take, one held in one held in another or one not closed) within ``_ROUND_RUN_REACH``
+    bytes, with room for the words after it; else None. A source's figure :func:`_unit_at` reads
+    as unknown and this word (``_unknown_as``) is grounded in that unit too: "The backup runs
+    every 30 (see note (2)) minutes." grounds "every 30 minutes" (red team 130b, F05, which was
+    refused); a run not read to its end grounds none (fail closed)."""
+    tail = _tail_read(text, end, _ROUND_RUN_REACH)
+    at = _ROUND_RUN.match(tail).end()
+    if at == 0 or _ROUND_RUN_START.match(tail, at) is not None or (
+            end + _ROUND_RUN_REACH < len(text) and at + _ROUND_RUN_AFTER > len(tail)):
+        return None
+    m = _UNIT_AFTER_FIGURE.match(tail, at)
+    return None if m is None else _unit_of_match(tail, m)
+
+
+def _run_read_units_of_figure(text: bytes, figure: bytes) -> set[bytes]:
+    """The units a source ``text`` gives the number ``figure`` after a run of brackets read to its
+    end (:func:`_run_read_unit`) where :func:`_unit_at` reads it as unknown and that unit."""
+    out: set[bytes] = set()
+    for pattern in _figure_searches(figure, False):
+        for m in pattern.finditer(text):
+            at = m.start()
+            if at and (text[at - 1] in _FIGURE_GLUE or 48 <= text[at - 1] <= 57) or text[at - 1:at] == b",":
+                continue
+            if (unit := _run_read_unit(text, m.end())) is not None and _unit_at(text, m.end(), True) == _unknown_as(unit):
+                out.add(unit)
+    return out
 
 def _bracketed_units_of_figure(text: bytes, figure: bytes, labels: bool = True) -> set[bytes]:
     """The units :func:`_bracketed_units` reads after the number ``figure`` wherever ``text``
