@@ -16229,14 +16229,18 @@ _REQ_CLAUSE = re.compile(rb"(" + _REQ_OP + rb")[ \t]*['\"]?(v?[0-9](?:[A-Za-z0-9
 _REQUIREMENT_HINT = re.compile(rb"""[<>=!~](?:(?<=[<>])=?|=)[ \t(]*['"]?v?[0-9]""")
 # (and with markdown's emphasis or a backtick between the comparison and the digit, which
 # _name_marks_blanked reads as blanks, "requests>=**2.28**": the blocks a check reads; red team 131, F08)
-_MARKED_REQUIREMENT_HINT = re.compile(rb"""[<>=!~](?:(?<=[<>])=?|=)[ \t(*_`]*['"]?v?[0-9]""")
+_MARKED_REQUIREMENT_HINT = re.compile(rb"""[<>=!~](?:(?<=[<>])=?|=)(?:[ \t(*_`~=]|</?[A-Za-z][^<>\n]{0,200}>)*['"]?v?[0-9]"""
+                                      rb"|&(?i:gt|lt|equals|excl|#0*6[012]|#0*33|#0*126|#x0*3[c-e]|#x0*21|#x0*7e);")
+# (and HTML tags, "~~" or "==" there, or a comparison written as an HTML entity, "requests&lt;2.28":
+# red team 133, F03; the entity alone asks, as _may_hold_requirement does not see it)
 
 
 def _may_hold_requirement(text: bytes) -> bool:
     """Might ``text`` hold a match of :data:`_REQUIREMENT_HINT`: a ``<`` or ``>``, or an ``=``
     after ``=``, ``!`` or ``~``? (memchr first: the pairs only in a text with their bytes.)"""
     return b"<"[0] in text or b">"[0] in text or (b"="[0] in text and (
-        b"==" in text or (b"!"[0] in text and b"!=" in text) or (b"~"[0] in text and b"~=" in text)))
+        b"==" in text or (b"!"[0] in text and b"!=" in text) or (b"~"[0] in text and b"~=" in text))) or (
+        b"&"[0] in text and _COMPARISON_ENTITY.search(text) is not None)  # ("requests&gt;=2.28": 133 F03)
 
 
 _PEP503_RUN = re.compile(rb"[-_.]+")
@@ -16306,7 +16310,7 @@ def _requirement_readings(text: bytes) -> tuple[dict[tuple[bytes, ...], str],
     seen: set[bytes] = set()  # (a requirement written again the same way: its key once)
     cut: dict[int, re.Match[bytes]] = {}
     rows: dict[tuple[bytes, ...], tuple[tuple[tuple[bytes, ...], str], ...]] = {}
-    read = _ascii_comparisons(text)
+    read = _markup_blanked(_ascii_comparisons(text))
     table = b"|"[0] in read
     if table:
         read = _name_cells_joined(read)
@@ -16376,15 +16380,21 @@ def _name_marks_blanked(text: bytes) -> bytes:
     their plain forms, and so are ``requests>=**2.28**`` and ``requests < `2.28` `` (marks between
     a comparison and its version). Red team 131, F08: the pattern read no requirement through
     them, so the comparison flipped was accepted (a summary and a rewrite), where the plain
-    form's was refused.
+    form's was refused. And strikethrough's and highlight's ``~~`` and ``==``, a backslash
+    escaping the comparison, and marks on either side of a comparison wrapped apart from its
+    version (``requests **>=** *2.28*``, ``requests `>=` `2.28` ``, ``requests ~~>=2.28~~``,
+    ``==requests==>=2.28``, ``requests\\>=2.28``): red team 133, F03 (links, HTML tags and
+    entities: :func:`_markup_blanked`, read first).
     Only marks right before a comparison (and a digit), after a name's last byte (or its extras'
     ``]``, or a version's and ``,``: ``**>=2.28**, **<3**``) and blanks: "**Note**: requests>=2.28" and ``x**2>=4`` read as before. A source and a
     block are read the same way."""
-    if not (b"*"[0] in text or b"_"[0] in text or b"`"[0] in text):
+    if not (b"*"[0] in text or b"_"[0] in text or b"`"[0] in text or b"~~" in text or b"\\"[0] in text
+            or (b"==" in text and _HIGHLIGHT_BEFORE_COMPARISON.search(text) is not None)):
         return text
     out: bytearray | None = None
     for hit in _MARKS_AFTER_COMPARISON.finditer(text):
-        # (between a comparison and its version: "requests>=**2.28**", "requests < `2.28`")
+        # (between a comparison and its version: "requests>=**2.28**", "requests < `2.28`",
+        # "requests **>=** *2.28*")
         if out is None:
             out = bytearray(text)
         out[hit.start(1):hit.end(1)] = b" " * (hit.end(1) - hit.start(1))
@@ -16398,6 +16408,17 @@ def _name_marks_blanked(text: bytes) -> bytes:
             j -= 1
         if j == 0 or text[j - 1] not in _NAME_LAST_BYTES:
             continue
+        if _MARK_RUN.fullmatch(text, j, end) is None:
+            # (a lone "=" or "~" is no mark: "requests===2.28" is pip's arbitrary equality)
+            j = start
+            if text[j - 1] not in _NAME_LAST_BYTES and text[j - 1] not in b" \t":
+                continue
+            if _MARK_RUN.fullmatch(text, j, end) is None:
+                continue
+            while j > low and text[j - 1] in b" \t":
+                j -= 1
+            if text[j - 1] not in _NAME_LAST_BYTES:
+                continue
         if out is None:
             out = bytearray(text)
         for k in range(j, end):
@@ -16408,13 +16429,58 @@ def _name_marks_blanked(text: bytes) -> bytes:
 
 # marks right after a comparison, before a digit, and right before a comparison and a digit
 # (:func:`_name_marks_blanked`); the bytes looked back over from the latter for the name's last
-# byte (marks and blanks: "**requests** **>=2.28**")
-_MARKS_AFTER_COMPARISON = re.compile(rb"(?:[<>]=?|[=!~]=)[ \t]*([*_`]{1,3})(?=[ \t]*['\"]?v?[0-9])")
-_MARKS_BEFORE_COMPARISON = re.compile(rb"[*_`]{1,3}[ \t]*(?=(?:[<>]=?|[=!~]=)[ \t]*['\"]?v?[0-9])")
-_MARKS_BEHIND_NAME = 8
-_MARK_OR_BLANK = frozenset(b" \t*_`,")  # (and a clause's ",": "**>=2.28**, **<3**")
-_MARKS = frozenset(b"*_`")
+# byte (marks and blanks: "**requests** **>=2.28**"), which must be whole marks ("~~", "==", a
+# run of "*", "_" or backticks, a backslash) and blanks
+_MARKS_AFTER_COMPARISON = re.compile(rb"(?:[<>]=?|[=!~]=)((?>[ \t]*(?>[*_`]+|~~|==(?!=)))+)(?=[ \t]*['\"]?v?[0-9])")
+_MARKS_BEFORE_COMPARISON = re.compile(rb"(?:[*_`]{1,3}|~~|==|\\)[ \t]*(?=(?:[<>]=?|[=!~]=)[ \t]*['\"]?v?[0-9])")
+_HIGHLIGHT_BEFORE_COMPARISON = re.compile(rb"==[ \t]*(?:[<>]=?|[=!~]=)")
+_MARK_RUN = re.compile(rb"(?:[ \t,]+|[*_`]+|~~|==|\\)*")
+_MARKS_BEHIND_NAME = 16
+_MARK_OR_BLANK = frozenset(b" \t*_`,~=\\")  # (and a clause's ",": "**>=2.28**, **<3**")
+_MARKS = frozenset(b"*_`~=\\")
 _NAME_LAST_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789]")
+
+
+def _markup_blanked(text: bytes) -> bytes:
+    """``text`` as the requirement rule reads it through markup other than emphasis (same
+    length: offsets kept; :func:`_name_marks_blanked` reads emphasis after it): an HTML entity
+    of a comparison's sign as the sign, blanks before it (``requests&gt;=2.28`` is
+    ``requests   >=2.28``), a markdown link on a name as the name (``[requests](url)>=2.28``,
+    also as a table's name cell), and inline HTML tags as blanks (``<code>requests</code>>=2.28``,
+    ``requests <code>>=2.28</code>``). Red team 133, F03: no requirement was read through them,
+    so the comparison flipped was accepted in a summary. A source and a block are read the same
+    way; a text without ``&``, ``](`` or ``</`` is returned as it is."""
+    if b"&"[0] in text and _COMPARISON_ENTITY.search(text) is not None:
+        text = _COMPARISON_ENTITY_RUN.sub(_entities_read, text)
+    if b"]" in text and (b"](" in text or b"][" in text):
+        text = _NAME_LINK.sub(lambda m: b" " + m.group(1) + b" " * (m.end() - m.end(1)), text)
+    if b"</" in text:
+        text = _INLINE_TAG.sub(lambda m: b" " * (m.end() - m.start()), text)
+    return text
+
+
+def _entities_read(m: re.Match[bytes]) -> bytes:
+    """A run of comparison signs and their HTML entities (``&gt;=``, ``&lt;&equals;``) as the
+    signs, right-aligned after blanks (:func:`_markup_blanked`)."""
+    run = m.group(0)
+    signs = bytes(_ENTITY_SIGNS.get(e.lower(), 32) for e in _ENTITY_OR_SIGN.findall(run)).replace(b" ", b"")
+    return b" " * (len(run) - len(signs)) + signs
+
+
+_ENTITY_NAMES = rb"(?i:gt|lt|equals|excl|nbsp|#0*6[012]|#0*33|#0*126|#0*160|#x0*3[c-e]|#x0*21|#x0*7e|#x0*a0)"
+_COMPARISON_ENTITY = re.compile(rb"&(?i:gt|lt|equals|excl|#0*6[012]|#0*33|#0*126|#x0*3[c-e]|#x0*21|#x0*7e);")
+_COMPARISON_ENTITY_RUN = re.compile(rb"(?:&" + _ENTITY_NAMES + rb";|[<>=!~])*&(?i:gt|lt|equals|excl|#0*6[012]|#0*33"
+                                    rb"|#0*126|#x0*3[c-e]|#x0*21|#x0*7e);(?:&" + _ENTITY_NAMES + rb";|[<>=!~])*")
+_ENTITY_OR_SIGN = re.compile(rb"&[^;]*;|[<>=!~]")
+_ENTITY_SIGNS = {b"&gt;": 62, b"&lt;": 60, b"&equals;": 61, b"&excl;": 33, b"&#62;": 62, b"&#60;": 60,
+                 b"&#61;": 61, b"&#33;": 33, b"&#126;": 126, b"&#x3e;": 62, b"&#x3c;": 60, b"&#x3d;": 61,
+                 b"&#x21;": 33, b"&#x7e;": 126, b">": 62, b"<": 60, b"=": 61, b"!": 33, b"~": 126}
+# a markdown link (inline or by reference) whose text is a name, in emphasis or a code span or not
+_NAME_LINK = re.compile(rb"\[([*_`]{0,3}[A-Za-z](?:[A-Za-z0-9._-]*[A-Za-z0-9])?[*_`]{0,3})\]"
+                        rb"(?:\([^()\s|]{0,300}\)|\[[^\[\]\s|]{0,60}\])")
+# an inline HTML tag, opening or closing, with its attributes
+_INLINE_TAG = re.compile(rb"</?(?i:code|b|i|em|strong|s|strike|del|ins|mark|kbd|samp|var|tt|u|span|a|small|big|q"
+                         rb"|cite|abbr|dfn)(?:[ \t][^<>\n]{0,200})?>")
 
 
 def _row_requirement_key(cell: re.Match[bytes], whole: re.Match[bytes]) -> tuple[bytes, ...]:
@@ -17093,7 +17159,7 @@ def _requirement_spans(text: bytes) -> list[tuple[int, int, tuple[bytes, ...]]]:
     ASCII reading has other offsets)."""
     if _has_unicode_comparison(text) and _ascii_comparisons(text) != text:
         return []
-    spans = [(m.start(), m.end(), _requirement_key(m)) for m in _requirement_matches(_name_marks_blanked(text))]
+    spans = [(m.start(), m.end(), _requirement_key(m)) for m in _requirement_matches(_name_marks_blanked(_markup_blanked(text)))]
     if alternatives := _constraint_alternatives(text):
         # (Poetry's "^"/"~" alternatives: a requirement the pattern read inside one, of its first
         # comparisons, is none: the spans do not overlap)
