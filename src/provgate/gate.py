@@ -16406,19 +16406,15 @@ def _name_marks_blanked(text: bytes) -> bytes:
         j, low = start, max(start - _MARKS_BEHIND_NAME, 0)
         while j > low and text[j - 1] in _MARK_OR_BLANK:
             j -= 1
+        odd = text[start] in _ODD_MARKS
+        if j > low and text[j - 1] in _ODD_MARKS:
+            odd = True
+            while j > low and text[j - 1] in _ODD_MARK_OR_BLANK:
+                j -= 1
         if j == 0 or text[j - 1] not in _NAME_LAST_BYTES:
             continue
-        if _MARK_RUN.fullmatch(text, j, end) is None:
-            # (a lone "=" or "~" is no mark: "requests===2.28" is pip's arbitrary equality)
-            j = start
-            if text[j - 1] not in _NAME_LAST_BYTES and text[j - 1] not in b" \t":
-                continue
-            if _MARK_RUN.fullmatch(text, j, end) is None:
-                continue
-            while j > low and text[j - 1] in b" \t":
-                j -= 1
-            if text[j - 1] not in _NAME_LAST_BYTES:
-                continue
+        if odd and _MARK_RUN.fullmatch(text, j, end) is None:
+            continue  # (a lone "=" or "~" is no mark: "requests===2.28" is pip's arbitrary equality)
         if out is None:
             out = bytearray(text)
         for k in range(j, end):
@@ -16436,7 +16432,9 @@ _MARKS_BEFORE_COMPARISON = re.compile(rb"(?:[*_`]{1,3}|~~|==|\\)[ \t]*(?=(?:[<>]
 _HIGHLIGHT_BEFORE_COMPARISON = re.compile(rb"==[ \t]*(?:[<>]=?|[=!~]=)")
 _MARK_RUN = re.compile(rb"(?:[ \t,]+|[*_`]+|~~|==|\\)*")
 _MARKS_BEHIND_NAME = 16
-_MARK_OR_BLANK = frozenset(b" \t*_`,~=\\")  # (and a clause's ",": "**>=2.28**, **<3**")
+_MARK_OR_BLANK = frozenset(b" \t*_`,")  # (and a clause's ",": "**>=2.28**, **<3**")
+_ODD_MARKS = frozenset(b"~=\\")  # ("~~", "==", a backslash: the marks looked back over checked whole)
+_ODD_MARK_OR_BLANK = _MARK_OR_BLANK | _ODD_MARKS
 _MARKS = frozenset(b"*_`~=\\")
 _NAME_LAST_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789]")
 
