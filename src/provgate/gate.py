@@ -4742,7 +4742,8 @@ class _Check:
         # (the blocks joined asked for a comparison's signs first: the hint's search of each
         # block reads ~0.2 GB/s, and most edits hold none)
         joined = b"\n".join(texts.values())
-        asked = [j for j, t in texts.items() if _MARKED_REQUIREMENT_HINT.search(t)] if _may_hold_requirement(joined) else []
+        asked = [j for j, t in texts.items() if _MARKED_REQUIREMENT_HINT.search(t)] if (
+            _may_hold_requirement(joined) or _may_hold_comparison_entity(joined)) else []
         if len(asked) < len(texts):
             # (an environment marker's string comparison, red team 118 F22: the blocks left asked
             # as one text first, most edits' none)
@@ -16232,15 +16233,20 @@ _REQUIREMENT_HINT = re.compile(rb"""[<>=!~](?:(?<=[<>])=?|=)[ \t(]*['"]?v?[0-9]"
 _MARKED_REQUIREMENT_HINT = re.compile(rb"""[<>=!~](?:(?<=[<>])=?|=)(?:[ \t(*_`~=]|</?[A-Za-z][^<>\n]{0,200}>)*['"]?v?[0-9]"""
                                       rb"|&(?i:gt|lt|equals|excl|#0*6[012]|#0*33|#0*126|#x0*3[c-e]|#x0*21|#x0*7e);")
 # (and HTML tags, "~~" or "==" there, or a comparison written as an HTML entity, "requests&lt;2.28":
-# red team 133, F03; the entity alone asks, as _may_hold_requirement does not see it)
+# red team 133, F03; the entity alone asks: _may_hold_comparison_entity)
 
 
 def _may_hold_requirement(text: bytes) -> bool:
     """Might ``text`` hold a match of :data:`_REQUIREMENT_HINT`: a ``<`` or ``>``, or an ``=``
     after ``=``, ``!`` or ``~``? (memchr first: the pairs only in a text with their bytes.)"""
     return b"<"[0] in text or b">"[0] in text or (b"="[0] in text and (
-        b"==" in text or (b"!"[0] in text and b"!=" in text) or (b"~"[0] in text and b"~=" in text))) or (
-        b"&"[0] in text and _COMPARISON_ENTITY.search(text) is not None)  # ("requests&gt;=2.28": 133 F03)
+        b"==" in text or (b"!"[0] in text and b"!=" in text) or (b"~"[0] in text and b"~=" in text)))
+
+
+def _may_hold_comparison_entity(text: bytes) -> bool:
+    """Does ``text`` hold a comparison's sign as an HTML entity (``&gt;``, ``&#60;``), which
+    :func:`_may_hold_requirement` does not see ("requests&gt;=2.28": red team 133, F03)?"""
+    return b"&"[0] in text and _COMPARISON_ENTITY.search(text) is not None
 
 
 _PEP503_RUN = re.compile(rb"[-_.]+")
@@ -16448,7 +16454,7 @@ def _markup_blanked(text: bytes) -> bytes:
     ``requests <code>>=2.28</code>``). Red team 133, F03: no requirement was read through them,
     so the comparison flipped was accepted in a summary. A source and a block are read the same
     way; a text without ``&``, ``](`` or ``</`` is returned as it is."""
-    if b"&"[0] in text and _COMPARISON_ENTITY.search(text) is not None:
+    if _may_hold_comparison_entity(text):
         text = _COMPARISON_ENTITY_RUN.sub(_entities_read, text)
     if b"]" in text and (b"](" in text or b"][" in text):
         text = _NAME_LINK.sub(lambda m: b" " + m.group(1) + b" " * (m.end() - m.end(1)), text)
