@@ -42,6 +42,8 @@ FLIPS = [
     ("<b>requests</b>>=2.28", "<b>requests</b><2.28"),
     ('<a href="https://pypi.org/project/requests/">requests</a> >=2.28',
      '<a href="https://pypi.org/project/requests/">requests</a> <2.28'),
+    ("requests >=<code>2.28</code>", "requests <<code>2.28</code>"),
+    ("<b>requests</b> <b>>=</b> <i>2.28</i>", "<b>requests</b> <b><</b> <i>2.28</i>"),
     ("requests&gt;=2.28", "requests&lt;2.28"),
     ("requests &#62;= 2.28", "requests &#60; 2.28"),
     ("requests&GT;&equals;2.28", "requests&lt;2.28"),
@@ -137,6 +139,10 @@ def test_the_markup_reads_as_the_plain_form():
     # (pip's arbitrary equality is no highlight; a lone "=" or "~" no mark)
     assert set(_requirements(b"requests===2.28")) == {(b"requests", b"", b"===", b"2.28")}
     assert _name_marks_blanked(b"name=**>=2.28") == b"name=**>=2.28"
+    # (a ">" that ends no inline tag is no mark; a tag is blanked whole)
+    for text in (b"a -> >=3", b"x<td>>=3", b"<p>requests</p>>=2.28"):
+        assert _name_marks_blanked(text) == text, text
+    assert _name_marks_blanked(b'<a href="u">requests</a> >=2.28') == b'<a href="u">requests     >=2.28'
     # (markup with no requirement: none read)
     for text in (f"see [requests]({URL}) for HTTP", "<b>Note</b>: a &lt; b", "`a == b`", "x**2>=4", "==x== and ~~y~~"):
         assert set(_requirements(text.encode())) == set(), text

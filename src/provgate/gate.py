@@ -16395,12 +16395,12 @@ def _name_marks_blanked(text: bytes) -> bytes:
     ``]``, or a version's and ``,``: ``**>=2.28**, **<3**``) and blanks: "**Note**: requests>=2.28" and ``x**2>=4`` read as before. A source and a
     block are read the same way."""
     if not (b"*"[0] in text or b"_"[0] in text or b"`"[0] in text or b"~~" in text or b"\\"[0] in text
-            or (b"==" in text and _HIGHLIGHT_BEFORE_COMPARISON.search(text) is not None)):
+            or b"</" in text or (b"==" in text and _HIGHLIGHT_BEFORE_COMPARISON.search(text) is not None)):
         return text
     out: bytearray | None = None
     for hit in _MARKS_AFTER_COMPARISON.finditer(text):
         # (between a comparison and its version: "requests>=**2.28**", "requests < `2.28`",
-        # "requests **>=** *2.28*")
+        # "requests **>=** *2.28*", "requests >=<code>2.28</code>")
         if out is None:
             out = bytearray(text)
         out[hit.start(1):hit.end(1)] = b" " * (hit.end(1) - hit.start(1))
@@ -16409,20 +16409,33 @@ def _name_marks_blanked(text: bytes) -> bytes:
         out = None
     for hit in _MARKS_BEFORE_COMPARISON.finditer(text):
         start, end = hit.span()
-        j, low = start, max(start - _MARKS_BEHIND_NAME, 0)
-        while j > low and text[j - 1] in _MARK_OR_BLANK:
-            j -= 1
-        odd = text[start] in _ODD_MARKS
-        if j > low and text[j - 1] in _ODD_MARKS:
-            odd = True
-            while j > low and text[j - 1] in _ODD_MARK_OR_BLANK:
+        # (looked back from the comparison over blanks, marks and at most _TAGS_BEHIND_NAME
+        # inline HTML tags, to the name's last byte)
+        j, low, odd, tags = end, max(start - _MARKS_BEHIND_NAME, 0), False, 0
+        while j > low:
+            c = text[j - 1]
+            if c in _MARK_OR_BLANK:
                 j -= 1
-        if j == 0 or text[j - 1] not in _NAME_LAST_BYTES:
+            elif c in _ODD_MARKS:
+                odd = True
+                j -= 1
+            elif c == 62 and tags < _TAGS_BEHIND_NAME:  # (">": a tag's end)
+                k = text.rfind(b"<", max(j - _TAG_REACH, 0), j - 1)
+                if k < 0 or _INLINE_TAG.fullmatch(text, k, j) is None:
+                    break
+                odd, tags, j = True, tags + 1, k
+                low = max(k - _MARKS_BEHIND_NAME, 0)
+            else:
+                break
+        if j > start or j == 0 or text[j - 1] not in _NAME_LAST_BYTES:
             continue
         if odd and _MARK_RUN.fullmatch(text, j, end) is None:
             continue  # (a lone "=" or "~" is no mark: "requests===2.28" is pip's arbitrary equality)
         if out is None:
             out = bytearray(text)
+        if tags:
+            for tag in _INLINE_TAG.finditer(text, j, end):
+                out[tag.start():tag.end()] = b" " * (tag.end() - tag.start())
         for k in range(j, end):
             if out[k] in _MARKS:
                 out[k] = 32  # (" ")
@@ -16432,11 +16445,20 @@ def _name_marks_blanked(text: bytes) -> bytes:
 # marks right after a comparison, before a digit, and right before a comparison and a digit
 # (:func:`_name_marks_blanked`); the bytes looked back over from the latter for the name's last
 # byte (marks and blanks: "**requests** **>=2.28**"), which must be whole marks ("~~", "==", a
-# run of "*", "_" or backticks, a backslash) and blanks
-_MARKS_AFTER_COMPARISON = re.compile(rb"(?:[<>]=?|[=!~]=)((?>[ \t]*(?>[*_`]+|~~|==(?!=)))+)(?=[ \t]*['\"]?v?[0-9])")
-_MARKS_BEFORE_COMPARISON = re.compile(rb"(?:[*_`]{1,3}|~~|==|\\)[ \t]*(?=(?:[<>]=?|[=!~]=)[ \t]*['\"]?v?[0-9])")
+# run of "*", "_" or backticks, a backslash, an inline HTML tag) and blanks. (Each led by a set of
+# bytes, which the engine scans for: an alternation of sequences is tried at every byte.)
+# an inline HTML tag, opening or closing, with its attributes
+_INLINE_TAG_TEXT = (rb"</?(?i:code|b|i|em|strong|s|strike|del|ins|mark|kbd|samp|var|tt|u|span|a|small|big|q"
+                    rb"|cite|abbr|dfn)(?:[ \t][^<>\n]{0,200})?>")
+_INLINE_TAG = re.compile(_INLINE_TAG_TEXT)
+_TAG_REACH = 256  # (a tag's bytes: its name and attributes, at most 200)
+_TAGS_BEHIND_NAME = 4
+_MARKS_AFTER_COMPARISON = re.compile(rb"[<>=!~](?:(?<=[<>])=?|(?<=[=!~])=)((?>[ \t]*(?>[*_`]+|~~|==(?!=)|"
+                                     + _INLINE_TAG_TEXT + rb"))+)(?=[ \t]*['\"]?v?[0-9])")
+_MARKS_BEFORE_COMPARISON = re.compile(rb"[*_`~=\\>](?:(?<=[*_`])[*_`]{0,2}|(?<=~)~|(?<==)=|(?<=[\\>]))[ \t]*"
+                                      rb"(?=(?:[<>]=?|[=!~]=)[ \t]*['\"]?v?[0-9])")
 _HIGHLIGHT_BEFORE_COMPARISON = re.compile(rb"==[ \t]*(?:[<>]=?|[=!~]=)")
-_MARK_RUN = re.compile(rb"(?:[ \t,]+|[*_`]+|~~|==|\\)*")
+_MARK_RUN = re.compile(rb"(?:[ \t,]+|[*_`]+|~~|==|\\|" + _INLINE_TAG_TEXT + rb")*")
 _MARKS_BEHIND_NAME = 16
 _MARK_OR_BLANK = frozenset(b" \t*_`,")  # (and a clause's ",": "**>=2.28**, **<3**")
 _ODD_MARKS = frozenset(b"~=\\")  # ("~~", "==", a backslash: the marks looked back over checked whole)
@@ -16447,34 +16469,35 @@ _NAME_LAST_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVW
 
 def _markup_blanked(text: bytes) -> bytes:
     """``text`` as the requirement rule reads it through markup other than emphasis (same
-    length: offsets kept; :func:`_name_marks_blanked` reads emphasis after it): an HTML entity
-    of a comparison's sign as the sign, blanks before it (``requests&gt;=2.28`` is
-    ``requests   >=2.28``), a markdown link on a name as the name (``[requests](url)>=2.28``,
-    also as a table's name cell), and inline HTML tags as blanks (``<code>requests</code>>=2.28``,
-    ``requests <code>>=2.28</code>``). Red team 133, F03: no requirement was read through them,
-    so the comparison flipped was accepted in a summary. A source and a block are read the same
-    way; a text without ``&``, ``](`` or ``</`` is returned as it is."""
+    length: offsets kept; :func:`_name_marks_blanked` reads emphasis and inline HTML tags after
+    it): an HTML entity of a comparison's sign as the sign, blanks before it
+    (``requests&gt;=2.28`` is ``requests   >=2.28``), and a markdown link on a name as the name
+    (``[requests](url)>=2.28``, also as a table's name cell). Red team 133, F03: no requirement
+    was read through them, so the comparison flipped was accepted in a summary. A source and a
+    block are read the same way; a text without a comparison's entity or ``](``/``][`` is
+    returned as it is."""
     if _may_hold_comparison_entity(text):
-        text = _COMPARISON_ENTITY_RUN.sub(_entities_read, text)
-    if b"]" in text and (b"](" in text or b"][" in text):
+        out = bytearray(text)
+        done = 0
+        for m in _COMPARISON_ENTITY_RUN.finditer(text):
+            # (a run of signs and entities, from the signs before its first entity)
+            a, b = m.span()
+            while a > done and text[a - 1] in _SIGN_BYTES:
+                a -= 1
+            signs = bytes(_ENTITY_SIGNS.get(e.lower(), 32) for e in _ENTITY_OR_SIGN.findall(text, a, b)).replace(b" ", b"")
+            out[a:b] = b" " * (b - a - len(signs)) + signs
+            done = b
+        text = bytes(out)
+    if b"]"[0] in text and (b"](" in text or b"][" in text):
         text = _NAME_LINK.sub(lambda m: b" " + m.group(1) + b" " * (m.end() - m.end(1)), text)
-    if b"</" in text:
-        text = _INLINE_TAG.sub(lambda m: b" " * (m.end() - m.start()), text)
     return text
-
-
-def _entities_read(m: re.Match[bytes]) -> bytes:
-    """A run of comparison signs and their HTML entities (``&gt;=``, ``&lt;&equals;``) as the
-    signs, right-aligned after blanks (:func:`_markup_blanked`)."""
-    run = m.group(0)
-    signs = bytes(_ENTITY_SIGNS.get(e.lower(), 32) for e in _ENTITY_OR_SIGN.findall(run)).replace(b" ", b"")
-    return b" " * (len(run) - len(signs)) + signs
 
 
 _ENTITY_NAMES = rb"(?i:gt|lt|equals|excl|nbsp|#0*6[012]|#0*33|#0*126|#0*160|#x0*3[c-e]|#x0*21|#x0*7e|#x0*a0)"
 _COMPARISON_ENTITY = re.compile(rb"&(?i:gt|lt|equals|excl|#0*6[012]|#0*33|#0*126|#x0*3[c-e]|#x0*21|#x0*7e);")
-_COMPARISON_ENTITY_RUN = re.compile(rb"(?:&" + _ENTITY_NAMES + rb";|[<>=!~])*&(?i:gt|lt|equals|excl|#0*6[012]|#0*33"
-                                    rb"|#0*126|#x0*3[c-e]|#x0*21|#x0*7e);(?:&" + _ENTITY_NAMES + rb";|[<>=!~])*")
+_COMPARISON_ENTITY_RUN = re.compile(rb"&(?i:gt|lt|equals|excl|#0*6[012]|#0*33|#0*126|#x0*3[c-e]|#x0*21|#x0*7e);"
+                                    rb"(?:&" + _ENTITY_NAMES + rb";|[<>=!~])*")
+_SIGN_BYTES = frozenset(b"<>=!~")
 _ENTITY_OR_SIGN = re.compile(rb"&[^;]*;|[<>=!~]")
 _ENTITY_SIGNS = {b"&gt;": 62, b"&lt;": 60, b"&equals;": 61, b"&excl;": 33, b"&#62;": 62, b"&#60;": 60,
                  b"&#61;": 61, b"&#33;": 33, b"&#126;": 126, b"&#x3e;": 62, b"&#x3c;": 60, b"&#x3d;": 61,
@@ -16482,9 +16505,6 @@ _ENTITY_SIGNS = {b"&gt;": 62, b"&lt;": 60, b"&equals;": 61, b"&excl;": 33, b"&#6
 # a markdown link (inline or by reference) whose text is a name, in emphasis or a code span or not
 _NAME_LINK = re.compile(rb"\[([*_`]{0,3}[A-Za-z](?:[A-Za-z0-9._-]*[A-Za-z0-9])?[*_`]{0,3})\]"
                         rb"(?:\([^()\s|]{0,300}\)|\[[^\[\]\s|]{0,60}\])")
-# an inline HTML tag, opening or closing, with its attributes
-_INLINE_TAG = re.compile(rb"</?(?i:code|b|i|em|strong|s|strike|del|ins|mark|kbd|samp|var|tt|u|span|a|small|big|q"
-                         rb"|cite|abbr|dfn)(?:[ \t][^<>\n]{0,200})?>")
 
 
 def _row_requirement_key(cell: re.Match[bytes], whole: re.Match[bytes]) -> tuple[bytes, ...]:
