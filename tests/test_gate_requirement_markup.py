@@ -133,16 +133,17 @@ def test_the_markup_reads_as_the_plain_form():
         assert set(_requirements(raw)) == {REQ}, text
         assert len(_name_marks_blanked(_markup_blanked(raw))) == len(raw)   # (offsets kept)
         if not text.startswith("|"):   # (a two-cell row is joined by the reading, not the spans: as before)
-            assert [key for _, _, key in _requirement_spans(raw)] == [REQ], text
+            assert {key for _, _, key in _requirement_spans(raw)} == {REQ}, text
     # (the span from the name to the last clause, of the text as written)
-    assert _requirement_spans(b"x requests&gt;=2.28") == [(2, 19, REQ)]
+    assert _requirement_spans(b"x requests&gt;=2.28") == [(2, 10, REQ), (14, 19, REQ)]   # (the entity apart)
     # (pip's arbitrary equality is no highlight; a lone "=" or "~" no mark)
     assert set(_requirements(b"requests===2.28")) == {(b"requests", b"", b"===", b"2.28")}
     assert _name_marks_blanked(b"name=**>=2.28") == b"name=**>=2.28"
     # (a ">" that ends no inline tag is no mark; a tag is blanked whole)
-    for text in (b"a -> >=3", b"x<td>>=3", b"<p>requests</p>>=2.28"):
+    for text in (b"a -> >=3", b"x<<>=3", b"a<3 and b> >=4"):
         assert _name_marks_blanked(text) == text, text
     assert _name_marks_blanked(b'<a href="u">requests</a> >=2.28') == b'<a href="u">requests     >=2.28'
+    assert set(_requirements(b"<tr><td>requests</td><td>&gt;=2.28</td></tr>")) == {REQ}
     # (markup with no requirement: none read)
     for text in (f"see [requests]({URL}) for HTTP", "<b>Note</b>: a &lt; b", "`a == b`", "x**2>=4", "==x== and ~~y~~"):
         assert set(_requirements(text.encode())) == set(), text
@@ -161,3 +162,24 @@ def test_the_markup_read_stays_linear(monkeypatch, make):
         counting.calls = 0
         _requirements(make(n))
         assert counting.calls <= 3 * n + 1
+
+
+@pytest.mark.parametrize("source, text", [
+    # (the markup read as blanks holds no fact of the requirement: a link's target or a tag's
+    # attribute no source has is refused as before, though the requirement is the source's)
+    ("Requires requests>=2.28\n", "Requires [requests](https://evil.example/requests.tar.gz)>=2.28\n"),
+    (f"Requires [requests]({URL})>=2.28\n", "Requires [requests](https://evil.example/r)>=2.28\n"),
+    ("Requires requests>=2.28\n", '<a href="https://evil.example/x">requests</a> >=2.28\n'),
+    ("Requires requests>=2.28\n", '<span title="port 8080">requests</span>>=2.28\n'),
+])
+def test_a_fact_inside_the_markup_of_a_requirement_is_not_grounded_by_it(source, text):
+    for edit in (summarize, rewrite):
+        v = edit(source, text)
+        assert not v.accepted, edit.__name__
+        assert not changed(v), edit.__name__   # (the requirement is the source's: another fact refused)
+
+
+def test_the_spans_leave_out_the_markup_inside():
+    text = f"x [requests]({URL})>=2.28".encode()
+    start = text.index(b"requests")
+    assert _requirement_spans(text) == [(start, start + 8, REQ), (text.index(b">="), len(text), REQ)]

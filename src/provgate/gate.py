@@ -16447,9 +16447,8 @@ def _name_marks_blanked(text: bytes) -> bytes:
 # byte (marks and blanks: "**requests** **>=2.28**"), which must be whole marks ("~~", "==", a
 # run of "*", "_" or backticks, a backslash, an inline HTML tag) and blanks. (Each led by a set of
 # bytes, which the engine scans for: an alternation of sequences is tried at every byte.)
-# an inline HTML tag, opening or closing, with its attributes
-_INLINE_TAG_TEXT = (rb"</?(?i:code|b|i|em|strong|s|strike|del|ins|mark|kbd|samp|var|tt|u|span|a|small|big|q"
-                    rb"|cite|abbr|dfn)(?:[ \t][^<>\n]{0,200})?>")
+# an HTML tag, opening or closing, with its attributes
+_INLINE_TAG_TEXT = rb"</?[A-Za-z][A-Za-z0-9-]{0,30}(?:[ \t][^<>\n]{0,200})?/?>"  # (any: only beside a comparison)
 _INLINE_TAG = re.compile(_INLINE_TAG_TEXT)
 _TAG_REACH = 256  # (a tag's bytes: its name and attributes, at most 200)
 _TAGS_BEHIND_NAME = 4
@@ -16498,6 +16497,8 @@ _COMPARISON_ENTITY = re.compile(rb"&(?i:gt|lt|equals|excl|#0*6[012]|#0*33|#0*126
 _COMPARISON_ENTITY_RUN = re.compile(rb"&(?i:gt|lt|equals|excl|#0*6[012]|#0*33|#0*126|#x0*3[c-e]|#x0*21|#x0*7e);"
                                     rb"(?:&" + _ENTITY_NAMES + rb";|[<>=!~])*")
 _SIGN_BYTES = frozenset(b"<>=!~")
+# markup read as blanks that may hold facts of its own (_requirement_spans): a link's target, a tag, an entity
+_MARKUP_INSIDE = re.compile(rb"\]\([^()\s|]{0,300}\)|\]\[[^\[\]\s|]{0,60}\]|<[^<>\n]{1,240}>|&[#A-Za-z0-9]{1,10};")
 _ENTITY_OR_SIGN = re.compile(rb"&[^;]*;|[<>=!~]")
 _ENTITY_SIGNS = {b"&gt;": 62, b"&lt;": 60, b"&equals;": 61, b"&excl;": 33, b"&#62;": 62, b"&#60;": 60,
                  b"&#61;": 61, b"&#33;": 33, b"&#126;": 126, b"&#x3e;": 62, b"&#x3c;": 60, b"&#x3d;": 61,
@@ -17183,7 +17184,24 @@ def _requirement_spans(text: bytes) -> list[tuple[int, int, tuple[bytes, ...]]]:
     ASCII reading has other offsets)."""
     if _has_unicode_comparison(text) and _ascii_comparisons(text) != text:
         return []
-    spans = [(m.start(), m.end(), _requirement_key(m)) for m in _requirement_matches(_name_marks_blanked(_markup_blanked(text)))]
+    read = _name_marks_blanked(_markup_blanked(text))
+    if read is text:
+        spans = [(m.start(), m.end(), _requirement_key(m)) for m in _requirement_matches(read)]
+    else:
+        spans = []
+        for m in _requirement_matches(read):
+            start, end, key = m.start(), m.end(), _requirement_key(m)
+            if text[start:end] != read[start:end]:
+                # (a link's target, an HTML tag or an entity read as blanks inside it hold none of
+                # its facts: a URL in "[requests](URL)>=2.28" is grounded by no requirement a source
+                # states; the pieces between them are the requirement's)
+                for part in _MARKUP_INSIDE.finditer(text, start, end):
+                    if read[part.start()] != text[part.start()]:
+                        if part.start() > start:
+                            spans.append((start, part.start(), key))
+                        start = part.end()
+            if end > start:
+                spans.append((start, end, key))
     if alternatives := _constraint_alternatives(text):
         # (Poetry's "^"/"~" alternatives: a requirement the pattern read inside one, of its first
         # comparisons, is none: the spans do not overlap)
