@@ -16411,7 +16411,8 @@ def _name_marks_blanked(text: bytes) -> bytes:
         start, end = hit.span()
         # (looked back from the comparison over blanks, marks and at most _TAGS_BEHIND_NAME
         # inline HTML tags, to the name's last byte)
-        j, low, odd, tags = end, max(start - _MARKS_BEHIND_NAME, 0), False, 0
+        lead = text[start]
+        j, low, odd, tags = start + 1 if lead == 62 else start, max(start - _MARKS_BEHIND_NAME, 0), lead in _ODD_MARKS, 0
         while j > low:
             c = text[j - 1]
             if c in _MARK_OR_BLANK:
@@ -17184,8 +17185,9 @@ def _requirement_spans(text: bytes) -> list[tuple[int, int, tuple[bytes, ...]]]:
     ASCII reading has other offsets)."""
     if _has_unicode_comparison(text) and _ascii_comparisons(text) != text:
         return []
-    read = _name_marks_blanked(_markup_blanked(text))
-    if read is text:
+    marked = _markup_blanked(text)
+    read = _name_marks_blanked(marked)
+    if read is text or (marked is text and b"<"[0] not in text):  # (no link, entity or tag inside)
         spans = [(m.start(), m.end(), _requirement_key(m)) for m in _requirement_matches(read)]
     else:
         spans = []
