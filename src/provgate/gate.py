@@ -4835,7 +4835,8 @@ class _Check:
         # (the blocks joined asked for a comparison's signs first: the hint's search of each
         # block reads ~0.2 GB/s, and most edits hold none)
         joined = b"\n".join(texts.values())
-        asked = [j for j, t in texts.items() if _MARKED_REQUIREMENT_HINT.search(t)] if _may_hold_requirement(joined) else []
+        asked = [j for j, t in texts.items() if _MARKED_REQUIREMENT_HINT.search(t)] if (
+            _may_hold_requirement(joined) or _may_hold_comparison_entity(joined)) else []
         if len(asked) < len(texts):
             # (an environment marker's string comparison, red team 118 F22: the blocks left asked
             # as one text first, most edits' none)
@@ -16531,7 +16532,10 @@ _REQ_CLAUSE = re.compile(rb"(" + _REQ_OP + rb")[ \t]*['\"]?(v?[0-9](?:[A-Za-z0-9
 _REQUIREMENT_HINT = re.compile(rb"""[<>=!~](?:(?<=[<>])=?|=)[ \t(]*['"]?v?[0-9]""")
 # (and with markdown's emphasis or a backtick between the comparison and the digit, which
 # _name_marks_blanked reads as blanks, "requests>=**2.28**": the blocks a check reads; red team 131, F08)
-_MARKED_REQUIREMENT_HINT = re.compile(rb"""[<>=!~](?:(?<=[<>])=?|=)[ \t(*_`]*['"]?v?[0-9]""")
+_MARKED_REQUIREMENT_HINT = re.compile(rb"""[<>=!~](?:(?<=[<>])=?|=)(?:[ \t(*_`~=]|</?[A-Za-z][^<>\n]{0,200}>)*['"]?v?[0-9]"""
+                                      rb"|&(?i:gt|lt|equals|excl|#0*6[012]|#0*33|#0*126|#x0*3[c-e]|#x0*21|#x0*7e);")
+# (and HTML tags, "~~" or "==" there, or a comparison written as an HTML entity, "requests&lt;2.28":
+# red team 133, F03; the entity alone asks: _may_hold_comparison_entity)
 
 
 def _may_hold_requirement(text: bytes) -> bool:
@@ -16539,6 +16543,12 @@ def _may_hold_requirement(text: bytes) -> bool:
     after ``=``, ``!`` or ``~``? (memchr first: the pairs only in a text with their bytes.)"""
     return b"<"[0] in text or b">"[0] in text or (b"="[0] in text and (
         b"==" in text or (b"!"[0] in text and b"!=" in text) or (b"~"[0] in text and b"~=" in text)))
+
+
+def _may_hold_comparison_entity(text: bytes) -> bool:
+    """Does ``text`` hold a comparison's sign as an HTML entity (``&gt;``, ``&#60;``), which
+    :func:`_may_hold_requirement` does not see ("requests&gt;=2.28": red team 133, F03)?"""
+    return b"&"[0] in text and _COMPARISON_ENTITY.search(text) is not None
 
 
 _PEP503_RUN = re.compile(rb"[-_.]+")
@@ -16608,7 +16618,7 @@ def _requirement_readings(text: bytes) -> tuple[dict[tuple[bytes, ...], str],
     seen: set[bytes] = set()  # (a requirement written again the same way: its key once)
     cut: dict[int, re.Match[bytes]] = {}
     rows: dict[tuple[bytes, ...], tuple[tuple[tuple[bytes, ...], str], ...]] = {}
-    read = _ascii_comparisons(text)
+    read = _markup_blanked(_ascii_comparisons(text))
     table = b"|"[0] in read
     if table:
         read = _name_cells_joined(read)
@@ -16678,15 +16688,21 @@ def _name_marks_blanked(text: bytes) -> bytes:
     their plain forms, and so are ``requests>=**2.28**`` and ``requests < `2.28` `` (marks between
     a comparison and its version). Red team 131, F08: the pattern read no requirement through
     them, so the comparison flipped was accepted (a summary and a rewrite), where the plain
-    form's was refused.
+    form's was refused. And strikethrough's and highlight's ``~~`` and ``==``, a backslash
+    escaping the comparison, and marks on either side of a comparison wrapped apart from its
+    version (``requests **>=** *2.28*``, ``requests `>=` `2.28` ``, ``requests ~~>=2.28~~``,
+    ``==requests==>=2.28``, ``requests\\>=2.28``): red team 133, F03 (links, HTML tags and
+    entities: :func:`_markup_blanked`, read first).
     Only marks right before a comparison (and a digit), after a name's last byte (or its extras'
     ``]``, or a version's and ``,``: ``**>=2.28**, **<3**``) and blanks: "**Note**: requests>=2.28" and ``x**2>=4`` read as before. A source and a
     block are read the same way."""
-    if not (b"*"[0] in text or b"_"[0] in text or b"`"[0] in text):
+    if not (b"*"[0] in text or b"_"[0] in text or b"`"[0] in text or b"~~" in text or b"\\"[0] in text
+            or b"</" in text or (b"==" in text and _HIGHLIGHT_BEFORE_COMPARISON.search(text) is not None)):
         return text
     out: bytearray | None = None
     for hit in _MARKS_AFTER_COMPARISON.finditer(text):
-        # (between a comparison and its version: "requests>=**2.28**", "requests < `2.28`")
+        # (between a comparison and its version: "requests>=**2.28**", "requests < `2.28`",
+        # "requests **>=** *2.28*", "requests >=<code>2.28</code>")
         if out is None:
             out = bytearray(text)
         out[hit.start(1):hit.end(1)] = b" " * (hit.end(1) - hit.start(1))
@@ -16695,13 +16711,34 @@ def _name_marks_blanked(text: bytes) -> bytes:
         out = None
     for hit in _MARKS_BEFORE_COMPARISON.finditer(text):
         start, end = hit.span()
-        j, low = start, max(start - _MARKS_BEHIND_NAME, 0)
-        while j > low and text[j - 1] in _MARK_OR_BLANK:
-            j -= 1
-        if j == 0 or text[j - 1] not in _NAME_LAST_BYTES:
+        # (looked back from the comparison over blanks, marks and at most _TAGS_BEHIND_NAME
+        # inline HTML tags, to the name's last byte)
+        lead = text[start]
+        j, low, odd, tags = start + 1 if lead == 62 else start, max(start - _MARKS_BEHIND_NAME, 0), lead in _ODD_MARKS, 0
+        while j > low:
+            c = text[j - 1]
+            if c in _MARK_OR_BLANK:
+                j -= 1
+            elif c in _ODD_MARKS:
+                odd = True
+                j -= 1
+            elif c == 62 and tags < _TAGS_BEHIND_NAME:  # (">": a tag's end)
+                k = text.rfind(b"<", max(j - _TAG_REACH, 0), j - 1)
+                if k < 0 or _INLINE_TAG.fullmatch(text, k, j) is None:
+                    break
+                odd, tags, j = True, tags + 1, k
+                low = max(k - _MARKS_BEHIND_NAME, 0)
+            else:
+                break
+        if j > start or j == 0 or text[j - 1] not in _NAME_LAST_BYTES:
             continue
+        if odd and _MARK_RUN.fullmatch(text, j, end) is None:
+            continue  # (a lone "=" or "~" is no mark: "requests===2.28" is pip's arbitrary equality)
         if out is None:
             out = bytearray(text)
+        if tags:
+            for tag in _INLINE_TAG.finditer(text, j, end):
+                out[tag.start():tag.end()] = b" " * (tag.end() - tag.start())
         for k in range(j, end):
             if out[k] in _MARKS:
                 out[k] = 32  # (" ")
@@ -16710,13 +16747,68 @@ def _name_marks_blanked(text: bytes) -> bytes:
 
 # marks right after a comparison, before a digit, and right before a comparison and a digit
 # (:func:`_name_marks_blanked`); the bytes looked back over from the latter for the name's last
-# byte (marks and blanks: "**requests** **>=2.28**")
-_MARKS_AFTER_COMPARISON = re.compile(rb"(?:[<>]=?|[=!~]=)[ \t]*([*_`]{1,3})(?=[ \t]*['\"]?v?[0-9])")
-_MARKS_BEFORE_COMPARISON = re.compile(rb"[*_`]{1,3}[ \t]*(?=(?:[<>]=?|[=!~]=)[ \t]*['\"]?v?[0-9])")
-_MARKS_BEHIND_NAME = 8
+# byte (marks and blanks: "**requests** **>=2.28**"), which must be whole marks ("~~", "==", a
+# run of "*", "_" or backticks, a backslash, an inline HTML tag) and blanks. (Each led by a set of
+# bytes, which the engine scans for: an alternation of sequences is tried at every byte.)
+# an HTML tag, opening or closing, with its attributes
+_INLINE_TAG_TEXT = rb"</?[A-Za-z][A-Za-z0-9-]{0,30}(?:[ \t][^<>\n]{0,200})?/?>"  # (any: only beside a comparison)
+_INLINE_TAG = re.compile(_INLINE_TAG_TEXT)
+_TAG_REACH = 256  # (a tag's bytes: its name and attributes, at most 200)
+_TAGS_BEHIND_NAME = 4
+_MARKS_AFTER_COMPARISON = re.compile(rb"[<>=!~](?:(?<=[<>])=?|(?<=[=!~])=)((?>[ \t]*(?>[*_`]+|~~|==(?!=)|"
+                                     + _INLINE_TAG_TEXT + rb"))+)(?=[ \t]*['\"]?v?[0-9])")
+_MARKS_BEFORE_COMPARISON = re.compile(rb"[*_`~=\\>](?:(?<=[*_`])[*_`]{0,2}|(?<=~)~|(?<==)=|(?<=[\\>]))[ \t]*"
+                                      rb"(?=(?:[<>]=?|[=!~]=)[ \t]*['\"]?v?[0-9])")
+_HIGHLIGHT_BEFORE_COMPARISON = re.compile(rb"==[ \t]*(?:[<>]=?|[=!~]=)")
+_MARK_RUN = re.compile(rb"(?:[ \t,]+|[*_`]+|~~|==|\\|" + _INLINE_TAG_TEXT + rb")*")
+_MARKS_BEHIND_NAME = 16
 _MARK_OR_BLANK = frozenset(b" \t*_`,")  # (and a clause's ",": "**>=2.28**, **<3**")
-_MARKS = frozenset(b"*_`")
+_ODD_MARKS = frozenset(b"~=\\")  # ("~~", "==", a backslash: the marks looked back over checked whole)
+_ODD_MARK_OR_BLANK = _MARK_OR_BLANK | _ODD_MARKS
+_MARKS = frozenset(b"*_`~=\\")
 _NAME_LAST_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789]")
+
+
+def _markup_blanked(text: bytes) -> bytes:
+    """``text`` as the requirement rule reads it through markup other than emphasis (same
+    length: offsets kept; :func:`_name_marks_blanked` reads emphasis and inline HTML tags after
+    it): an HTML entity of a comparison's sign as the sign, blanks before it
+    (``requests&gt;=2.28`` is ``requests   >=2.28``), and a markdown link on a name as the name
+    (``[requests](url)>=2.28``, also as a table's name cell). Red team 133, F03: no requirement
+    was read through them, so the comparison flipped was accepted in a summary. A source and a
+    block are read the same way; a text without a comparison's entity or ``](``/``][`` is
+    returned as it is."""
+    if _may_hold_comparison_entity(text):
+        out = bytearray(text)
+        done = 0
+        for m in _COMPARISON_ENTITY_RUN.finditer(text):
+            # (a run of signs and entities, from the signs before its first entity)
+            a, b = m.span()
+            while a > done and text[a - 1] in _SIGN_BYTES:
+                a -= 1
+            signs = bytes(_ENTITY_SIGNS.get(e.lower(), 32) for e in _ENTITY_OR_SIGN.findall(text, a, b)).replace(b" ", b"")
+            out[a:b] = b" " * (b - a - len(signs)) + signs
+            done = b
+        text = bytes(out)
+    if b"]"[0] in text and (b"](" in text or b"][" in text):
+        text = _NAME_LINK.sub(lambda m: b" " + m.group(1) + b" " * (m.end() - m.end(1)), text)
+    return text
+
+
+_ENTITY_NAMES = rb"(?i:gt|lt|equals|excl|nbsp|#0*6[012]|#0*33|#0*126|#0*160|#x0*3[c-e]|#x0*21|#x0*7e|#x0*a0)"
+_COMPARISON_ENTITY = re.compile(rb"&(?i:gt|lt|equals|excl|#0*6[012]|#0*33|#0*126|#x0*3[c-e]|#x0*21|#x0*7e);")
+_COMPARISON_ENTITY_RUN = re.compile(rb"&(?i:gt|lt|equals|excl|#0*6[012]|#0*33|#0*126|#x0*3[c-e]|#x0*21|#x0*7e);"
+                                    rb"(?:&" + _ENTITY_NAMES + rb";|[<>=!~])*")
+_SIGN_BYTES = frozenset(b"<>=!~")
+# markup read as blanks that may hold facts of its own (_requirement_spans): a link's target, a tag, an entity
+_MARKUP_INSIDE = re.compile(rb"\]\([^()\s|]{0,300}\)|\]\[[^\[\]\s|]{0,60}\]|<[^<>\n]{1,240}>|&[#A-Za-z0-9]{1,10};")
+_ENTITY_OR_SIGN = re.compile(rb"&[^;]*;|[<>=!~]")
+_ENTITY_SIGNS = {b"&gt;": 62, b"&lt;": 60, b"&equals;": 61, b"&excl;": 33, b"&#62;": 62, b"&#60;": 60,
+                 b"&#61;": 61, b"&#33;": 33, b"&#126;": 126, b"&#x3e;": 62, b"&#x3c;": 60, b"&#x3d;": 61,
+                 b"&#x21;": 33, b"&#x7e;": 126, b">": 62, b"<": 60, b"=": 61, b"!": 33, b"~": 126}
+# a markdown link (inline or by reference) whose text is a name, in emphasis or a code span or not
+_NAME_LINK = re.compile(rb"\[([*_`]{0,3}[A-Za-z](?:[A-Za-z0-9._-]*[A-Za-z0-9])?[*_`]{0,3})\]"
+                        rb"(?:\([^()\s|]{0,300}\)|\[[^\[\]\s|]{0,60}\])")
 
 
 def _row_requirement_key(cell: re.Match[bytes], whole: re.Match[bytes]) -> tuple[bytes, ...]:
@@ -17395,7 +17487,25 @@ def _requirement_spans(text: bytes) -> list[tuple[int, int, tuple[bytes, ...]]]:
     ASCII reading has other offsets)."""
     if _has_unicode_comparison(text) and _ascii_comparisons(text) != text:
         return []
-    spans = [(m.start(), m.end(), _requirement_key(m)) for m in _requirement_matches(_name_marks_blanked(text))]
+    marked = _markup_blanked(text)
+    read = _name_marks_blanked(marked)
+    if read is text or (marked is text and b"<"[0] not in text):  # (no link, entity or tag inside)
+        spans = [(m.start(), m.end(), _requirement_key(m)) for m in _requirement_matches(read)]
+    else:
+        spans = []
+        for m in _requirement_matches(read):
+            start, end, key = m.start(), m.end(), _requirement_key(m)
+            if text[start:end] != read[start:end]:
+                # (a link's target, an HTML tag or an entity read as blanks inside it hold none of
+                # its facts: a URL in "[requests](URL)>=2.28" is grounded by no requirement a source
+                # states; the pieces between them are the requirement's)
+                for part in _MARKUP_INSIDE.finditer(text, start, end):
+                    if read[part.start()] != text[part.start()]:
+                        if part.start() > start:
+                            spans.append((start, part.start(), key))
+                        start = part.end()
+            if end > start:
+                spans.append((start, end, key))
     if alternatives := _constraint_alternatives(text):
         # (Poetry's "^"/"~" alternatives: a requirement the pattern read inside one, of its first
         # comparisons, is none: the spans do not overlap)
