@@ -84,7 +84,7 @@ from provgate._matching_py import _words_closed_at
 from provgate._quotations import asked_quotations, asks_outside_code_spans
 from provgate._scanner import fold_digits, span_values
 from provgate._scanner_py import _tilde_underline, normalize_value
-from provgate._search import aside_leads, marks_held, unit_leads
+from provgate._search import aside_leads, marks_held, unit_leads, version_word_leads
 from provgate._search_py import UNIT_GAP_RUN, UNIT_LOWER_CASE_ONLY, UNIT_NAMES
 from provgate._textnorm import same_after_normalisation, same_words
 from provgate._textnorm_py import (
@@ -4625,15 +4625,27 @@ class _Check:
         seconds and accepted, where ``Built v1.2.`` was refused (red team 133, F04). Refused when
         none of the block's sources (those its provenance and markers name, and the strings a JSON
         one encodes) holds the number so. Read only for a derived block whose text holds a version
-        word before a dotted number (:func:`_versions_said`)."""
+        word before a dotted number (:data:`_SAID_VERSION`)."""
         post_blocks = self.post.blocks
-        derived = [j for j in set(self.changed + self.restated) if post_blocks[j].derived]
+        derived = sorted(j for j in set(self.changed + self.restated) if post_blocks[j].derived)
         if not derived:
             return
-        post_facts = self.post_facts
-        said = [(j, found) for j in sorted(derived) if (found := _versions_said(post_facts[j].table.data))]
-        if not said:
+        # (one native pass over the derived blocks' texts joined for the words' leads, most
+        # edits' none; the pattern matched at each lead only)
+        datas = [self.post_facts[j].table.data for j in derived]
+        joined = b"\n".join(datas)
+        leads = version_word_leads(joined)
+        if not leads.size:
             return
+        starts = list(itertools.accumulate((len(d) + 1 for d in datas[:-1]), initial=0))
+        by_block: dict[int, dict[bytes, bytes]] = {}
+        for p in leads.tolist():
+            if (m := _SAID_VERSION.match(joined, p)) is not None:
+                by_block.setdefault(derived[bisect.bisect_right(starts, p) - 1], {}).setdefault(
+                    m.group(2), m.group(1).lower())
+        if not by_block:
+            return
+        said = sorted(by_block.items())
         gate = self.gate
         reported = {(v.block, v.value) for v in self.violations if v.invariant == "I1"}
         for j, found in said:
@@ -11492,27 +11504,10 @@ class _AbbreviationSources:
         return owner
 
 
-# a version word and the dotted number after it, read in a block's text lowered
-# (:func:`_versions_said`): the words _VERSION_SAID reads in a source
-_SAID_VERSION = re.compile(rb"(?<![0-9a-z_])(version|ver|release|rel|rev|tag)\b\.?[ \t]*+[:=#]?[ \t]*+"
-                           rb"([0-9]++(?:\.[0-9]++)++)(?![0-9a-z+]|[.-][0-9])")
-_SAID_VERSION_LEADS = (b"ver", b"rel", b"rev", b"tag")
-
-
-def _versions_said(data: bytes) -> dict[bytes, bytes]:
-    """The dotted numbers of ``data`` that a version word stands before (``version 1.2``,
-    ``Release: 1.2``), each with its word: the text lowered once, each word's lead found by a
-    byte search, the pattern matched at each lead only (a case-blind pattern searched over a
-    summary's text would cost ~0.06 us a byte)."""
-    low = data.lower()
-    said: dict[bytes, bytes] = {}
-    for lead in _SAID_VERSION_LEADS:
-        at = low.find(lead)
-        while at >= 0:
-            if (m := _SAID_VERSION.match(low, at)) is not None:
-                said.setdefault(m.group(2), m.group(1))
-            at = low.find(lead, at + 3)
-    return said
+# a version word and the dotted number after it (:meth:`_Check._check_versions_said`), matched
+# where version_word_leads finds a word that may be one: the words _VERSION_SAID reads in a source
+_SAID_VERSION = re.compile(rb"(?i:(version|ver|release|rel|rev|tag))\b\.?[ \t]*+[:=#]?[ \t]*+"
+                           rb"([0-9]++(?:\.[0-9]++)++)(?![0-9A-Za-z+]|[.-][0-9])")
 
 
 def _bare_after(data: bytes, end: int) -> bool:
