@@ -11,7 +11,7 @@ were refused in the forms a summary writes them (``idna 3.6``, ``h11 0.14.0``, `
 from __future__ import annotations
 
 import pytest
-from gate_helpers import assert_accepted
+from gate_helpers import assert_accepted, gate_for, tool
 from test_grammar_v4 import _summarize
 
 PIP = "Successfully installed requests-2.31.0 urllib3-2.0.7 charset-normalizer-3.3.2 idna-3.6\n"
@@ -122,3 +122,34 @@ def test_the_version_word_rule_names_the_word_and_leaves_a_block_without_one_unr
     # (no lead of a version word: the pattern is matched nowhere)
     assert_accepted(_summarize(DURATION, "The build took 1.2 seconds.\n"))
     assert matched == []
+
+
+NODE = "Using node v18.17.0\n"
+PIP_TWO = "Successfully installed requests-2.31.0 urllib3-2.0.7\n"
+
+
+def _summarize_two(text: str):
+    g = gate_for({"tool:c1": PIP_TWO, "tool:c2": NODE})
+    s = {"id": "s", "role": "summary", "text": text, "derived": True, "derived_from": ["tool:c1", "tool:c2"]}
+    return g.check([tool("t1", "tool:c1", PIP_TWO), tool("t2", "tool:c2", NODE)], [s], operator="summarize")
+
+
+@pytest.mark.parametrize("text", [
+    "Installed requests 2.31.0 and node 18.17.0.\n",
+    "Installed requests under node 18.17.0.\n",  # (the glued name before it, the source's name just before)
+    "Installed requests with node version 18.17.0.\n",
+])
+def test_a_version_the_name_just_before_it_is_written_with_in_a_source_is_grounded(text):
+    """A version after a name no source glues, that a source writes just before it ("node
+    v18.17.0"), is that name's, not the glued name's further back on the line."""
+    assert_accepted(_summarize_two(text))
+
+
+@pytest.mark.parametrize("text, value", [
+    ("Installed requests 2.31.0 and node 2.0.7.\n", "2.0.7"),
+    ("The requests package is at 2.0.7 under node v18.17.0.\n", "2.0.7"),
+])
+def test_a_version_no_source_writes_after_the_name_just_before_it_is_refused(text, value):
+    verdict = _summarize_two(text)
+    assert not verdict.accepted
+    assert any(v.invariant == "I1" and v.value == value for v in verdict.violations), verdict.summary()

@@ -11354,9 +11354,14 @@ def _ground_abbreviations(tables: list[FactTable], sources: list[list[_Facts]], 
             # 2.0.7": red team 131, F04; red team 133, F04)
             start = int(table.start[r])
             named = found.version_owner(table.data, start)
+            if named is not None and not found.glued_to(named, value):
+                # (unless the name written just before it is one a source writes just before this
+                # version: "node 18.17.0" of "node v18.17.0" beside pip's "requests-2.31.0")
+                just = _NAME_JUST_BEFORE.search(table.data, max(0, start - _NAME_BEFORE_REACH), start)
+                if just is None or not found.written_before(just.group(1), value):
+                    continue
             if named is not None:
-                if found.glued_to(named, value):
-                    keep[n] = False
+                keep[n] = False
                 continue
             if near and not _bare_after(table.data, int(table.end[r])):
                 continue  # (a one-dot figure with a unit after it is a measure, no version)
@@ -11384,6 +11389,10 @@ _NAME_GLUED_TO_VERSION = re.compile(rb"(?<![0-9A-Za-z_.-])([A-Za-z][A-Za-z0-9_]*
                                     rb"(?![0-9A-Za-z+]|[.-][0-9])")
 # how far before a version a block's name of it is looked for (on its line)
 _NAME_BEFORE_REACH = 96
+# the name a block writes just before a version ("node 18.17.0", "node version 18.17.0",
+# "node==18.17.0", "node@18.17.0", "node:18.17.0"), looked for in the bytes before it
+_NAME_JUST_BEFORE = re.compile(rb"(?<![0-9A-Za-z_.-])([A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*+)"
+                               rb"(?:[ \t]++(?:[Vv]ersion[ \t]++)?|==|@|:)\Z")
 # a dotted number of a text that reads as no version unless its context says so: an IPv4
 # address ("host 10.0.0.12"), a number with one dot ("took 1.2 seconds")
 _IPV4_SHAPE = re.compile(rb"(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])")
@@ -11482,6 +11491,14 @@ class _AbbreviationSources:
         if versions is None:
             return not strict
         return (value[1:] if value[:1] in b"vV" else value) in versions
+
+    def written_before(self, name: bytes, value: bytes) -> bool:
+        """Does a source write ``name`` just before version ``value`` (a blank, a version word, a
+        pin's sign or a ``v`` between: "node v18.17.0", "node@18.17.0")?"""
+        bare = value[1:] if value[:1] in b"vV" else value
+        pattern = re.compile(rb"(?<![0-9A-Za-z_.-])" + re.escape(name) + rb"(?:[ \t]++(?:[Vv]ersion[ \t]++)?|==|@|:)"
+                             rb"[vV]?" + re.escape(bare) + rb"(?![0-9A-Za-z+]|[.-][0-9])", re.IGNORECASE)
+        return any(pattern.search(data) is not None for data in self._data)
 
     def glued_name(self, name: bytes) -> bool:
         """Do the sources glue ``name`` (as pip compares names) to a version?"""
