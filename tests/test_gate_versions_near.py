@@ -35,6 +35,8 @@ LIES = [
     (DURATION, "Release 1.2 built.\n", "1.2"),
     (DURATION, "Built RELEASE: 1.2.\n", "1.2"),
     (HOST, "Server version 10.0.0.12.\n", "10.0.0.12"),
+    ('{"timeout": "1.2"}\n', "Version 1.2 is out.\n", "1.2"),
+    ('{"timeout_rev": "1.2"}\n', "Version 1.2 is out.\n", "1.2"),
     # F05's loosenings stay closed: another version, a measure of a v-version's number, a name
     # pip does not glue, a number word that is no package written before a version
     (PIP, "Installed idna 3.7.\n", "3.7"),
@@ -60,6 +62,11 @@ HONEST = [
     ("requests 2.31.0 installed\n", "requests version 2.31.0\n"),
     (TAG, "Pushed version 1.2.\n"),
     (DURATION, "The build took 1.2 seconds.\n"),  # (a measure written as one)
+    # (a key's quotes between the version word and the number: a JSON's, a TOML's; a key ending "_VERSION")
+    ('{"name": "app", "version": "1.2"}\n', "The app is at version 1.2.\n"),
+    ('{"name": "app", "version": "1.2"}\n', "The app is at v1.2.\n"),
+    ('version = "1.2"\n', "Bumped to version 1.2.\n"),
+    ("APP_VERSION='1.2'\n", "Release 1.2 is built.\n"),
     # F05: pip's glue, and a v-version written bare
     (PIP, "Installed idna 3.6.\n"),
     ("Successfully installed idna-3.6\n", "Installed idna 3.6.\n"),

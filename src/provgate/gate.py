@@ -11398,7 +11398,11 @@ _NAME_JUST_BEFORE = re.compile(rb"(?<![0-9A-Za-z_.-])([A-Za-z][A-Za-z0-9_]*(?:[.
 _IPV4_SHAPE = re.compile(rb"(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])")
 # what says the number after it is a version: a version word, or a name pinned to it with no
 # blank between ("nginx:1.25", "lodash@4.17", "django==4.2")
-_VERSION_SAID = re.compile(rb"(?i:\b(?:version|ver|release|rel|rev|tag)\b\.?[ \t]*+[:=]?[ \t]*+|[A-Za-z0-9_](?:==|@|:))\Z")
+# (a key's quotes between too, and a key that ends in "_version": '"version": "1.2"' of a JSON,
+# 'version = "1.2"' of a TOML, "APP_VERSION='1.2'", which red team 133's F04 rule would refuse
+# a summary's "version 1.2" of)
+_VERSION_SAID = re.compile(rb"(?i:(?:\b(?:version|ver|release|rel|rev|tag)|_(?:version|release))\b\.?[\"']?[ \t]*+[:=]?[ \t]*+[\"']?"
+                           rb"|[A-Za-z0-9_](?:==|@|:))\Z")
 _VERSION_SAID_REACH = 24
 
 
