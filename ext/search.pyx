@@ -1263,6 +1263,63 @@ def aside_leads(data):
     return leads_of(data, aside_leads_into)
 
 
+cdef inline bint word_byte(byte_t c) noexcept nogil:
+    return 0x30 <= c <= 0x39 or 0x41 <= c <= 0x5A or 0x61 <= c <= 0x7A or c == 0x5F
+
+
+cdef inline bint word_is(const byte_t* s, offset_t n, offset_t i, const char* w, offset_t m) noexcept nogil:
+    """Do the ``m`` bytes at ``i`` spell the lower-case letters ``w`` in any case, a whole word
+    (no ASCII letter, digit or ``_`` after them)? (A byte | 0x20 is a lower-case letter only
+    when the byte is that letter in either case.)"""
+    cdef offset_t k
+    if i + m > n or (i + m < n and word_byte(s[i + m])):
+        return False
+    for k in range(m):
+        if (s[i + k] | 0x20) != <byte_t>w[k]:
+            return False
+    return True
+
+
+cdef offset_t version_word_leads_into(const byte_t* s, offset_t n, offset_t* out, offset_t room) noexcept nogil:
+    """Write the first ``room`` offsets of version_word_leads into ``out``; return how many there
+    are. Read back from each digit that no digit stands before (eight bytes at a time where no
+    digit stands: most of a text): past blanks, one of ``:=#``, blanks and a ``.``, the version
+    word that ends there, if any, is a lead (its digit is past it: the leads come in order)."""
+    cdef offset_t i = 0, j, e, w, k = 0
+    while i < n:
+        if i + 8 <= n and not may_hold_a_digit(s + i):
+            i += 8
+            continue
+        if 0x30 <= s[i] <= 0x39 and i > 0 and not 0x30 <= s[i - 1] <= 0x39:
+            e = i
+            while e > 0 and (s[e - 1] == 0x20 or s[e - 1] == 0x09):
+                e -= 1
+            if e > 0 and (s[e - 1] == 0x3A or s[e - 1] == 0x3D or s[e - 1] == 0x23):
+                e -= 1
+                while e > 0 and (s[e - 1] == 0x20 or s[e - 1] == 0x09):
+                    e -= 1
+            if e > 0 and s[e - 1] == 0x2E:
+                e -= 1
+            # (the word ends before what was read back, which is not empty: "ver1" is no word)
+            if e < i:
+                w = -1
+                if e >= 7 and (word_is(s, n, e - 7, "version", 7) or word_is(s, n, e - 7, "release", 7)):
+                    w = e - 7
+                elif e >= 3 and (word_is(s, n, e - 3, "ver", 3) or word_is(s, n, e - 3, "rel", 3)
+                                 or word_is(s, n, e - 3, "rev", 3) or word_is(s, n, e - 3, "tag", 3)):
+                    w = e - 3
+                if w >= 0 and (w == 0 or not word_byte(s[w - 1])):
+                    if k < room:
+                        out[k] = w
+                    k += 1
+        i += 1
+    return k
+
+
+def version_word_leads(data):
+    return leads_of(data, version_word_leads_into)
+
+
 cdef enum:
     FEW_MARKS = 32  # marks read a batch at a time from the stack (a caller asks a few)
 

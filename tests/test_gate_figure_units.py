@@ -1547,6 +1547,8 @@ def test_the_unit_a_round_bracket_names():
     ("Disk: 1\u00a0234\u00a0567\u00a0GB\n", "Disk: 1,234,567 GB."),
     ("Balance: 12\u00a0500\u00a0\u20ac\n", "Balance: 12,500 \u20ac."),
     ("Sizes: 1234\u00a0567 GB\n", "Sizes: 567 GB."),  # (four digits before: no grouping, a list)
+    # (a v-version is the version written bare: red team 133, F05, "Pushed 1.2" of "tag v1.2 pushed")
+    ("Version v1.2\u00a0released\n", "Release 1.2 is out."),
 ])
 def test_a_figure_beside_a_no_break_space_is_grounded(source, text):
     assert_accepted(_summarize(source, text))
@@ -1561,7 +1563,7 @@ def test_a_figure_beside_a_no_break_space_is_grounded(source, text):
     ("Total: 12\u00a0500 rows\n", "Total: 12 rows.", "12"),
     ("Open ports: 80\u00a0443\n", "Open ports: 80443.", "80443"),
     ("Temp: -5\u00a0\u00b0C\n", "Temp: 5 \u00b0C.", "5"),                # (a signed figure's number)
-    ("Version v1.2\u00a0released\n", "Release 1.2 is out.", "1.2"),     # (glued to a word)
+    ("Build b1.2\u00a0released\n", "Release 1.2 is out.", "1.2"),     # (glued to a word)
     # (red team 125, F05: the last group of a figure the spaces group, a unit after it, is no figure)
     ("Disk: 1\u00a0234\u00a0GB\n", "Disk: 234 GB.", "234"),
     ("Disk: 1\u202f234\u202fGB\n", "Disk: 234 GB.", "234"),

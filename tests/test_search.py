@@ -763,3 +763,39 @@ def test_aside_leads_past_the_stack_buffer(impl):
     # (more leads than the native pass holds on its stack: the text is read twice)
     data = b"1(" * 1000
     assert impl.aside_leads(data).tolist() == list(range(1, 2000, 2))
+
+
+# ---- version_word_leads: a version word a number follows -----------------------------------------
+
+@pytest.mark.parametrize("data, expected", [
+    (b"Release 1.2", [0]), (b"Built version 1.2", [6]), (b"VER 2, Rev. 3, TAG: v1, tag #4", [0, 7, 24]),
+    (b"server 1 tagged 2 _rel 3 9rel 4 versions 5 relevant 6", []), (b"ver=7 rel\t:\t8 rev.9", [0, 6, 14]),
+    (b"", []), (b"ver", []), (b"ver ", []), (b"ver 1", [0]), (b"\xc3\xa9ver 1", [2]), (b"x-tag:1.2", [2]),
+    (b"version version 1", [8]), (b"ver :: 1", []), (b"ver\n1", []), (b"release-1.2", []),
+])
+def test_version_word_leads(impl, data, expected):
+    found = impl.version_word_leads(data)
+    assert found.dtype == np.int64 and found.tolist() == expected
+
+
+def test_version_word_leads_refuses_what_is_not_bytes(impl):
+    for bad in ("version 1.2", bytearray(b"version 1.2"), None):
+        with pytest.raises(TypeError, match="data must be bytes"):
+            impl.version_word_leads(bad)
+
+
+@_only_with_native
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([b"v", b"V", b"e", b"r", b"R", b"l", b"t", b"a", b"g", b"ver", b"Rel", b"reV",
+                                 b"TAG", b"VERSION", b"release", b"sion", b"ease", b"_", b"9", b" ", b"\t", b".",
+                                 b":", b"=", b"#", b"-", b"\xc3", b"\xa9", b"\x00", b"\n", b"@", b"`"]),
+                max_size=80))
+def test_native_version_word_leads_equal_the_reference(parts):
+    data = b"".join(parts)
+    assert _load("native").version_word_leads(data).tolist() == _load("reference").version_word_leads(data).tolist()
+
+
+def test_version_word_leads_past_the_stack_buffer(impl):
+    # (more leads than the native pass holds on its stack: the text is read twice)
+    data = b"tag 1 " * 1000
+    assert impl.version_word_leads(data).tolist() == list(range(0, 6000, 6))

@@ -14,6 +14,7 @@ marks_held = _impl.marks_held
 normalize_whitespace = _impl.normalize_whitespace
 unit_leads = _impl.unit_leads
 aside_leads = _impl.aside_leads
+version_word_leads = _impl.version_word_leads
 WHITESPACE = _impl.WHITESPACE
 WHITESPACE_CODEPOINTS = _impl.WHITESPACE_CODEPOINTS
 
@@ -30,5 +31,6 @@ __all__ = [
     "marks_held",
     "normalize_whitespace",
     "unit_leads",
+    "version_word_leads",
     "whitespace_spans",
 ]

@@ -253,6 +253,23 @@ def aside_leads(data: bytes) -> np.ndarray:
     return np.array([m.end() for m in _ASIDE_LEAD.finditer(data)], dtype=np.int64)
 
 
+# a version word (ver, version, rel, release, rev, tag, any case, a whole word) that a number
+# follows: past a "." and blanks, one of ":", "=" or "#" and blanks
+_VERSION_WORD_LEAD = re.compile(rb"(?<![0-9A-Za-z_])(?:[Vv][Ee][Rr](?:[Ss][Ii][Oo][Nn])?|[Rr][Ee][Ll](?:[Ee][Aa][Ss][Ee])?"
+                                rb"|[Rr][Ee][Vv]|[Tt][Aa][Gg])(?![0-9A-Za-z_])\.?[ \t]*[:=#]?[ \t]*[0-9]")
+
+
+def version_word_leads(data: bytes) -> np.ndarray:
+    """Every offset where a version word begins (``ver``, ``version``, ``rel``, ``release``,
+    ``rev``, ``tag`` in any case, with no ASCII letter, digit or ``_`` before or after it) that
+    a digit follows, past at most a ``.``, blanks (spaces, tabs), one of ``:`` ``=`` ``#`` and
+    blanks, in order, as an int64 array: the places a summary may say a number is a version
+    (the gate reads the number there)."""
+    if type(data) is not bytes:
+        raise TypeError(f"data must be bytes, not {type(data).__name__}")
+    return np.array([m.start() for m in _VERSION_WORD_LEAD.finditer(data)], dtype=np.int64)
+
+
 def marks_held(data: bytes, marks: tuple[bytes, ...]) -> list[bool]:
     """For each of ``marks`` (a tuple of non-empty bytes), does it occur in ``data``? The
     gate asks a few marks (the opening quotation marks, the no-break spaces) of every text it
@@ -376,5 +393,6 @@ __all__ = [
     "longest_prefix",
     "normalize_whitespace",
     "unit_leads",
+    "version_word_leads",
     "whitespace_spans",
 ]

@@ -84,7 +84,7 @@ from provgate._matching_py import _words_closed_at
 from provgate._quotations import asked_quotations, asks_outside_code_spans
 from provgate._scanner import fold_digits, span_values
 from provgate._scanner_py import _tilde_underline, normalize_value
-from provgate._search import aside_leads, marks_held, unit_leads
+from provgate._search import aside_leads, marks_held, unit_leads, version_word_leads
 from provgate._search_py import UNIT_GAP_RUN, UNIT_LOWER_CASE_ONLY, UNIT_NAMES
 from provgate._textnorm import same_after_normalisation, same_words
 from provgate._textnorm_py import (
@@ -3672,6 +3672,7 @@ class _Check:
                 self._timed("I1", self._check_quoted_polarity)
                 self._timed("I1", self._check_units_grounded)
                 self._timed("I1", self._check_pins_in_context)
+                self._timed("I1", self._check_versions_said)
             self._timed("I1" if not lossless else "I2", self._check_requirements_with_extras)
             self._timed("I2", self._check_purity if lossless else self._check_reachability)
             if lossless:
@@ -4708,6 +4709,52 @@ class _Check:
                              block=block.id, key="quote", value=value,
                              evidence={"span": [start, start + len(words)], "text": value,
                                        "change": "negation_added" if negated else "negation_dropped"})
+
+    def _check_versions_said(self) -> None:
+        """A derived block's dotted number that a version word stands before (``version 1.2``,
+        ``Release 1.2``) is a version its sources hold where it reads as one (:func:`_reads_as_version`:
+        a ``v``, a version word or pin before it, a name glued to it, two dots): the number alone
+        is a fact, so ``Built version 1.2.`` of "The build took 1.2 seconds." was grounded by the
+        seconds and accepted, where ``Built v1.2.`` was refused (red team 133, F04). Refused when
+        none of the block's sources (those its provenance and markers name, and the strings a JSON
+        one encodes) holds the number so. Read only for a derived block whose text holds a version
+        word before a dotted number (:data:`_SAID_VERSION`)."""
+        post_blocks = self.post.blocks
+        derived = sorted(j for j in set(self.changed + self.restated) if post_blocks[j].derived)
+        if not derived:
+            return
+        # (one native pass over the derived blocks' texts joined for the words' leads, most
+        # edits' none; the pattern matched at each lead only)
+        datas = [self.post_facts[j].table.data for j in derived]
+        joined = b"\n".join(datas)
+        leads = version_word_leads(joined)
+        if not leads.size:
+            return
+        starts = list(itertools.accumulate((len(d) + 1 for d in datas[:-1]), initial=0))
+        by_block: dict[int, dict[bytes, bytes]] = {}
+        for p in leads.tolist():
+            if (m := _SAID_VERSION.match(joined, p)) is not None:
+                by_block.setdefault(derived[bisect.bisect_right(starts, p) - 1], {}).setdefault(
+                    m.group(2), m.group(1).lower())
+        if not by_block:
+            return
+        said = sorted(by_block.items())
+        gate = self.gate
+        reported = {(v.block, v.value) for v in self.violations if v.invariant == "I1"}
+        for j, found in said:
+            block = post_blocks[j]
+            texts = [x for h in dict.fromkeys(block.provenance + self.cited(j)) if (x := gate.source_facts(h)) is not None]
+            held = _AbbreviationSources([*texts, *(d for x in texts if (d := gate.read_facts(x)) is not x)])
+            for number, word in found.items():
+                if (block.id, number.decode()) in reported or held.holds(_KIND_NUMBER, number):
+                    continue
+                self.violate("I1", f"block {block.id!r} writes {number.decode()!r} as a version ({word.decode()!r} "
+                             f"before it), but its sources hold that number nowhere it reads as one (a 'v', a "
+                             f"version word or pin before it, a name glued to it, two dots): a measure or an "
+                             f"address is no version",
+                             block=block.id, key="number", value=number.decode(),
+                             evidence={"word": word.decode(), "sources": list(dict.fromkeys(block.provenance + self.cited(j)))})
+                reported.add((block.id, number.decode()))
 
     def _check_pins_in_context(self) -> None:
         """A derived block's pin (``lodash@4.17.20``, ``requests==2.31.0``) whose name one of its
@@ -11540,29 +11587,64 @@ def _ground_abbreviations(tables: list[FactTable], sources: list[list[_Facts]], 
         if kind not in _ABBREVIATED_KINDS:
             continue
         value = table.value_bytes(r)
+        near = False  # (a one-dot number, or a number word, that may be a version or a package's name)
         if kind == _KIND_NUMBER and _VERSION_FORM.fullmatch(value) is None and not (
                 7 <= len(value) < 40 and value.isdigit()):
-            continue  # (a version, or a short digest of digits only, "8436682", which reads as a number)
+            if _ONE_DOT_NUMBER.fullmatch(value) is None and not value.isalpha():
+                continue  # (a version, or a short digest of digits only, "8436682", which reads as a number)
+            near = True
         if kind == _KIND_PATH and b"." not in value and b"/" not in value:
             continue
+        if kind == _KIND_KV and table.data[int(table.key_end[r]):int(table.value_start[r])] != b"==":
+            continue  # (a pin "name==version" only, which pip's "name-version" may ground)
         found = known.get(t)
         if found is None:
             found = known[t] = _AbbreviationSources(
                 [*sources[t], *(d for facts in sources[t] if (d := read_facts(facts)) is not facts)])
+        if kind == _KIND_KV:
+            # (pip's glued "requests-2.31.0" pins that name to that version: "requests==2.31.0";
+            # red team 133, F05)
+            name = bytes(table.data[int(table.key_start[r]):int(table.key_end[r])])
+            if found.glued_to(name, value, strict=True):
+                keep[n] = False
+            continue
+        if near and value.isalpha():
+            # (a package's name that reads as a number word, "six" of pip's "six-1.16.0", written
+            # before a version: red team 133, F05)
+            if found.glued_name(value) and _VERSION_AFTER_NAME.match(table.data, int(table.end[r])) is not None:
+                keep[n] = False
+            continue
         if kind == _KIND_NUMBER and not value.isdigit():
-            # (a version: the name the block writes before it, when its sources glue that name to
-            # versions, must be glued to this one: red team 131, F04, versions swapped between
-            # pip's packages)
+            # (a version: the nearest name the block writes before it on its line that its sources
+            # glue to versions must be glued to this one, whatever stands between, "requests
+            # (2.0.7)", "requests: 2.0.7", "| requests | 2.0.7 |", "the requests package is at
+            # 2.0.7": red team 131, F04; red team 133, F04)
             start = int(table.start[r])
-            named = _NAME_BEFORE_VERSION.search(table.data, max(0, start - _NAME_BEFORE_REACH), start)
-            if named is not None and not found.glued_to(named.group(1), value):
+            named = found.version_owner(table.data, start)
+            if named is not None and not found.glued_to(named, value):
+                # (unless the name written just before it is one a source writes just before this
+                # version: "node 18.17.0" of "node v18.17.0" beside pip's "requests-2.31.0")
+                just = _NAME_JUST_BEFORE.search(table.data, max(0, start - _NAME_BEFORE_REACH), start)
+                if just is None or not found.written_before(just.group(1), value):
+                    continue
+            if named is not None:
+                keep[n] = False
                 continue
+            if near and not _bare_after(table.data, int(table.end[r])):
+                continue  # (a one-dot figure with a unit after it is a measure, no version)
         if found.holds(kind, value):
             keep[n] = False
     return (owner, row) if keep.all() else (owner[keep], row[keep])
 
 
-_ABBREVIATED_KINDS = frozenset((_KIND_DIGEST, _KIND_PATH, _KIND_IDENTIFIER, _KIND_NUMBER))
+_ABBREVIATED_KINDS = frozenset((_KIND_DIGEST, _KIND_PATH, _KIND_IDENTIFIER, _KIND_NUMBER, _KIND_KV))
+# a number with one dot, which a summary may write for a version its sources glue to a name or
+# write with a "v" ("idna 3.6" of pip's "idna-3.6", "Pushed 1.2" of "tag v1.2 pushed")
+_ONE_DOT_NUMBER = re.compile(rb"[0-9]+\.[0-9]+")
+# a version written after a package's name ("six 1.16.0", "six==1.16.0", "six (1.16.0)")
+_VERSION_AFTER_NAME = re.compile(rb"(?:[ \t]*+[(:|]?[ \t]*+[vV]?|==|@|-)[0-9]")
+# a name a block writes before a version on its line (:meth:`_AbbreviationSources.version_owner`)
+_NAME_WORD = re.compile(rb"(?<![0-9A-Za-z_.-])[A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*+")
 # a version a summary may write with a "v" or without ("v3.2.1", "2.31.0"): two dots at least, or a "v"
 _VERSION_FORM = re.compile(rb"[vV]?[0-9]+(?:\.[0-9]+){2,}|[vV][0-9]+\.[0-9]+")
 # a version in a text, standing apart (with a "v" or without) or glued to a name by "-"
@@ -11572,17 +11654,22 @@ _VERSION_TOKEN = re.compile(rb"(?:(?<![0-9A-Za-z.+-])[vV]?|(?<=[A-Za-z]-)|(?<=[A
 # a package's name glued to its version by "-" ("urllib3-2.0.7", "boto3-1.34.0-py3-none-any.whl")
 _NAME_GLUED_TO_VERSION = re.compile(rb"(?<![0-9A-Za-z_.-])([A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*+)-([0-9]++(?:\.[0-9]++)++)"
                                     rb"(?![0-9A-Za-z+]|[.-][0-9])")
-# the name a block writes just before a version ("requests 2.31.0", "charset-normalizer v3.3.2",
-# "requests==2.31.0", "requests-2.31.0"), looked for in the bytes before it
-_NAME_BEFORE_VERSION = re.compile(rb"(?<![0-9A-Za-z_.-])([A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*+)"
-                                  rb"(?:[ \t]++(?:[Vv]ersion[ \t]++)?|==|@|-)\Z")
+# how far before a version a block's name of it is looked for (on its line)
 _NAME_BEFORE_REACH = 96
+# the name a block writes just before a version ("node 18.17.0", "node version 18.17.0",
+# "node==18.17.0", "node@18.17.0", "node:18.17.0"), looked for in the bytes before it
+_NAME_JUST_BEFORE = re.compile(rb"(?<![0-9A-Za-z_.-])([A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*+)"
+                               rb"(?:[ \t]++(?:[Vv]ersion[ \t]++)?|==|@|:)\Z")
 # a dotted number of a text that reads as no version unless its context says so: an IPv4
 # address ("host 10.0.0.12"), a number with one dot ("took 1.2 seconds")
 _IPV4_SHAPE = re.compile(rb"(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])")
 # what says the number after it is a version: a version word, or a name pinned to it with no
 # blank between ("nginx:1.25", "lodash@4.17", "django==4.2")
-_VERSION_SAID = re.compile(rb"(?i:\b(?:version|ver|release|rel|rev|tag)\b\.?[ \t]*+[:=]?[ \t]*+|[A-Za-z0-9_](?:==|@|:))\Z")
+# (a key's quotes between too, and a key that ends in "_version": '"version": "1.2"' of a JSON,
+# 'version = "1.2"' of a TOML, "APP_VERSION='1.2'", which red team 133's F04 rule would refuse
+# a summary's "version 1.2" of)
+_VERSION_SAID = re.compile(rb"(?i:(?:\b(?:version|ver|release|rel|rev|tag)|_(?:version|release))\b\.?[\"']?[ \t]*+[:=]?[ \t]*+[\"']?"
+                           rb"|[A-Za-z0-9_](?:==|@|:))\Z")
 _VERSION_SAID_REACH = 24
 
 
@@ -11626,14 +11713,18 @@ class _AbbreviationSources:
             return at < len(self._hex) and self._hex[at].startswith(value)
         if kind == _KIND_NUMBER:
             if self._versions is None:
+                # (and every version glued to a name, "0.14.0" of "h11-0.14.0", whose name ends in
+                # two digits: red team 133, F05)
                 self._versions = {m.group(1) for data in self._data for m in _VERSION_TOKEN.finditer(data)
                                   if _reads_as_version(data, m)}
+                self._versions.update(*self._glued_names()[1].values())
             return (value[1:] if value[:1] in b"vV" else value) in self._versions
+        if kind == _KIND_IDENTIFIER and value in self._glued_names()[0]:
+            # (a package's name glued to its version, "urllib3" of pip's "urllib3-2.0.7", a dotted
+            # one too, "zope.interface" of "zope.interface-6.1": red team 133, F05)
+            return True
         if b"." not in value and b"/" not in value:
-            # (a package's name glued to its version, "urllib3" of pip's "urllib3-2.0.7")
-            if kind != _KIND_IDENTIFIER:
-                return False
-            return value in self._glued_names()[0]
+            return False
         if self._tails is None:
             # (the paths the scanner read, and the places _path_lines reads of them and of a
             # traceback's frames, each with its tails)
@@ -11663,12 +11754,55 @@ class _AbbreviationSources:
                     self._glued.setdefault(_package_key(m.group(1)), set()).add(m.group(2))
         return self._names, self._glued
 
-    def glued_to(self, name: bytes, value: bytes) -> bool:
+    def glued_to(self, name: bytes, value: bytes, strict: bool = False) -> bool:
         """May a block write version ``value`` after ``name``: its sources glue that name to no
-        version, or to this one (``requests 2.31.0`` of pip's ``requests-2.31.0``, not
-        ``requests 3.3.2`` of ``requests-2.31.0 charset-normalizer-3.3.2``)?"""
+        version (unless ``strict``), or to this one (``requests 2.31.0`` of pip's
+        ``requests-2.31.0``, not ``requests 3.3.2`` of ``requests-2.31.0 charset-normalizer-3.3.2``)?"""
         versions = self._glued_names()[1].get(_package_key(name))
-        return versions is None or (value[1:] if value[:1] in b"vV" else value) in versions
+        if versions is None:
+            return not strict
+        return (value[1:] if value[:1] in b"vV" else value) in versions
+
+    def written_before(self, name: bytes, value: bytes) -> bool:
+        """Does a source write ``name`` just before version ``value`` (a blank, a version word, a
+        pin's sign or a ``v`` between: "node v18.17.0", "node@18.17.0")?"""
+        bare = value[1:] if value[:1] in b"vV" else value
+        pattern = re.compile(rb"(?<![0-9A-Za-z_.-])" + re.escape(name) + rb"(?:[ \t]++(?:[Vv]ersion[ \t]++)?|==|@|:)"
+                             rb"[vV]?" + re.escape(bare) + rb"(?![0-9A-Za-z+]|[.-][0-9])", re.IGNORECASE)
+        return any(pattern.search(data) is not None for data in self._data)
+
+    def glued_name(self, name: bytes) -> bool:
+        """Do the sources glue ``name`` (as pip compares names) to a version?"""
+        return _package_key(name) in self._glued_names()[1]
+
+    def version_owner(self, data: bytes, start: int) -> bytes | None:
+        """The package key of the nearest name before offset ``start`` of ``data``, on its line
+        and within ``_NAME_BEFORE_REACH`` bytes, that the sources glue to versions, or None
+        (none, or they glue none): what a version written at ``start`` is read as the version of,
+        whatever stands between ("requests (2.0.7)", "requests: 2.0.7", "| requests | 2.0.7 |",
+        "the requests package is at 2.0.7")."""
+        glued = self._glued_names()[1]
+        if not glued:
+            return None
+        low = max(data.rfind(b"\n", 0, start) + 1, start - _NAME_BEFORE_REACH)
+        owner = None
+        for m in _NAME_WORD.finditer(data, low, start):
+            if (key := _package_key(m.group())) in glued:
+                owner = key
+        return owner
+
+
+# a version word and the dotted number after it (:meth:`_Check._check_versions_said`), matched
+# where version_word_leads finds a word that may be one: the words _VERSION_SAID reads in a source
+_SAID_VERSION = re.compile(rb"(?i:(version|ver|release|rel|rev|tag))\b\.?[ \t]*+[:=#]?[ \t]*+"
+                           rb"([0-9]++(?:\.[0-9]++)++)(?![0-9A-Za-z+]|[.-][0-9])")
+
+
+def _bare_after(data: bytes, end: int) -> bool:
+    """Is the figure that ends at offset ``end`` of ``data`` written with no unit or sign after
+    it ("Pushed 1.2", not "1.2 seconds", "1.2s", "1.2%")?"""
+    after = data[end:end + 1]
+    return not (after.isalnum() or after == b"%") and _unit_at(data, end) is None
 
 
 def _reads_as_version(data: bytes, m: re.Match[bytes]) -> bool:
