@@ -48,13 +48,53 @@ MAX_INPUT_BYTES_LIMIT = sys.maxsize - 1
 _READ_CHUNK = 1 << 20
 
 
+class _Run:
+    """What one ``main`` call has committed, and SIGINT's handling around the commit (red team
+    134, F03). ``code`` is the committed verdict's exit status (None: nothing committed yet).
+    While ``deferring``, a SIGINT is held in ``pending`` and raised once the commit is whole and
+    ``code`` is set, so an interrupt never falls between the store's COMMIT and the record of it."""
+
+    def __init__(self) -> None:
+        self.code: int | None = None
+        self.accepted = False
+        self.deferring = False
+        self.pending = False
+
+    def on_sigint(self, signum: int, frame: Any) -> None:
+        if self.deferring:
+            self.pending = True
+            return
+        raise KeyboardInterrupt
+
+    def committed(self, accepted: bool) -> None:
+        """The verdict is in the store: from here an interrupt is 'interrupted after commit'."""
+        self.accepted = accepted
+        self.code = EXIT_OK if accepted else EXIT_REJECTED
+        self.deferring = False
+        if self.pending:
+            self.pending = False
+            raise KeyboardInterrupt
+
+    def allow(self) -> None:
+        """The commit was not made (the transaction rolled back): an interrupt held is raised now."""
+        self.deferring = False
+        if self.pending:
+            self.pending = False
+            raise KeyboardInterrupt
+
+
+_RUN = _Run()
+
+
 class UsageError(Exception):
     """Unusable input detected by the command line itself (missing file, too large, …)."""
 
-    def __init__(self, message: str, *, kind: str = "usage", field: str | None = None) -> None:
+    def __init__(self, message: str, *, kind: str = "usage", field: str | None = None,
+                 reason: str | None = None) -> None:
         super().__init__(message)
         self.kind = kind
         self.field = field
+        self.reason = reason
 
 
 class _Parser(argparse.ArgumentParser):
@@ -75,7 +115,34 @@ def _print_error(exc: BaseException) -> None:
     reason = getattr(exc, "reason", None)
     if reason is not None:
         obj["error"]["reason"] = reason
-    sys.stderr.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    try:
+        sys.stderr.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        # stderr is closed, /dev/full, a full disk: the message is lost, never the exit status,
+        # which the caller returns as it is (red team 134, F11: the write raised inside main's
+        # handler, and every exit 2 became Python's exit 1, "rejected"); stderr is pointed at
+        # the null device so that the interpreter's flush at exit cannot fail again
+        _to_null(sys.stderr)
+
+
+def _to_null(stream: Any) -> None:
+    """Point ``stream``'s file descriptor at the null device (when it has one), so that what
+    its buffer still holds is dropped by the flush at exit instead of failing (or blocking) again."""
+    import os
+
+    try:
+        fd = stream.fileno() if stream is not None else None
+    except (OSError, ValueError, AttributeError):
+        fd = None
+    if fd is None:
+        return
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, fd)
+        os.close(null)
+    except OSError:
+        pass
 
 
 def _check_max_input_bytes(value: int) -> int:
@@ -247,19 +314,42 @@ def _check_and_commit(store: Any, edit: Any, args: argparse.Namespace) -> Any:
         # exit 0 is a command-line agent's commit point: an accepted edit's post pins stick
         return gate.check_edit(edit, commit=True)
 
+    # a SIGINT from the moment the commit is decided until it is made is held (_RUN), and raised
+    # once the commit is recorded as made, or undone (red team 134, F03)
     for _ in range(_UNLOCKED_CHECKS):
         basis = store_basis(store, args.session)  # (before the session is resumed)
         staged = StagedStore(store, basis[0])
         verdict = check(staged)
-        with store._one_transaction():
-            if staged.answers_hold(store, args.session, basis):
-                staged.commit(store)
-                return verdict
+        committed = False
+        try:
+            with store._one_transaction():
+                if staged.answers_hold(store, args.session, basis):
+                    _RUN.deferring = True
+                    staged.commit(store)
+                    committed = True
+        finally:
+            if not committed:
+                _RUN.allow()
+        if committed:
+            _RUN.committed(verdict.accepted)
+            return verdict
         # (nothing written: the transaction held no write, and the staged check is dropped)
     # other writers changed what every check made without the lock read: the last one is made
     # under it, where nothing can move (as every check was made before red team 124, F04)
-    with store._one_transaction():
-        return check(store)
+    done = False
+    try:
+        with store._one_transaction():
+            verdict = check(store)
+            _RUN.deferring = True
+            done = True
+    except BaseException:
+        done = False
+        raise
+    finally:
+        if not done:
+            _RUN.allow()
+    _RUN.committed(verdict.accepted)
+    return verdict
 
 
 def _check_durable_store(path: str | None) -> None:
@@ -277,32 +367,22 @@ def _check_durable_store(path: str | None) -> None:
                          "this command; name a store file", kind="bad_store", field="--store")
 
 
-def _stdout_failed(exc: BaseException, accepted: bool, code: int) -> None:
+def _stdout_failed(exc: BaseException, accepted: bool, code: int, *, reason: str | None = None) -> None:
     """After the verdict was committed, stdout refused it: say so on stderr (the error shape, a
     type of its own), and point stdout at the null device so that the interpreter's own flush
     at exit, of what the stream still holds, cannot fail again (and exit 120)."""
-    import os
-
     verdict = "accepted" if accepted else "rejected"
     cause = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    message = (f"the verdict ({verdict}, exit {code}) is recorded in the store's audit log, but stdout could not "
-               f"take it ({cause}); the check is not to be repeated: `provgate report` reads it back")
-    try:
-        fd = sys.stdout.fileno() if sys.stdout is not None else None
-    except (OSError, ValueError, AttributeError):
-        fd = None
-    if fd is not None:
-        try:
-            null = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(null, fd)
-            os.close(null)
-        except OSError:
-            pass
-    try:
-        _print_error(UsageError(message, kind="stdout_failed"))
-        sys.stderr.flush()
-    except (OSError, ValueError, AttributeError):
-        pass  # (stderr is gone too: the exit status still says what the verdict was)
+    if reason == "interrupted":
+        message = (f"interrupted after commit: the verdict ({verdict}, exit {code}) is recorded in the store's audit "
+                   f"log, but stdout may not hold it whole ({cause}); the check is not to be repeated: "
+                   "`provgate report` reads it back")
+    else:
+        message = (f"the verdict ({verdict}, exit {code}) is recorded in the store's audit log, but stdout could "
+                   f"not take it ({cause}); the check is not to be repeated: `provgate report` reads it back")
+    _to_null(sys.stdout)
+    # (stderr gone too: _print_error drops the message, the exit status still says the verdict)
+    _print_error(UsageError(message, kind="stdout_failed", reason=reason))
 
 
 def _scan_large_texts(edit: Any) -> None:
@@ -333,7 +413,21 @@ def _write_stdout_utf8(text: str) -> None:
         sys.stdout.write(text)
         return
     sys.stdout.flush()
-    stream.write(text.encode("utf-8"))
+    _write_all(stream, text.encode("utf-8"))
+
+
+def _write_all(stream: Any, data: bytes) -> None:
+    """Every byte of ``data``, or an OSError: a blocking write cut by EPIPE after some progress
+    (a reader that closed the pipe part-way) returns a short count instead of raising, and the
+    truncated output passed for written (red team 134, F14); the write of the rest raises."""
+    import errno
+
+    view = memoryview(data)
+    while view:
+        n = stream.write(view)
+        if not n:  # (None from a non-blocking stream that would block, or 0: no progress)
+            raise OSError(errno.EPIPE, "the output stream took no more bytes")
+        view = view[n:]
     stream.flush()
 
 
@@ -355,7 +449,20 @@ def _write_out(stream: Any, text: str, name: str) -> None:
     with the error's shape, not an internal error (red team 122, F05)."""
     if stream is None:
         raise UsageError(f"{name} is closed: the output has nowhere to go", kind="output_closed")
-    stream.write(text)
+    raw = getattr(stream, "buffer", None)
+    try:
+        if raw is None:  # (a text stream without bytes underneath, as tests capture it)
+            stream.write(text)
+            return
+        data = text.encode(getattr(stream, "encoding", None) or "utf-8", getattr(stream, "errors", None) or "strict")
+        stream.flush()
+        _write_all(raw, data)
+    except OSError as exc:
+        # a closed pipe, also part-way through (F14): exit 2 naming the stream; what the stream's
+        # buffer still holds goes to the null device, so the flush at exit cannot fail again
+        _to_null(stream)
+        raise UsageError(f"{name} could not take the output ({type(exc).__name__}: {exc}); it may be cut short",
+                         kind="output_closed", field=name) from None
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
@@ -451,6 +558,34 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line. A SIGINT is exit 2 with an ``interrupted`` JSON error when nothing was
+    committed, and, after ``check`` committed its verdict, the verdict's exit status with a
+    ``stdout_failed`` error (``reason: interrupted``): "interrupted after commit", stdout may not
+    hold the verdict whole, the check is not to be repeated (red team 134, F03)."""
+    import signal
+    import threading
+
+    global _RUN
+    _RUN = _Run()
+    previous = None
+    if threading.current_thread() is threading.main_thread() and \
+            signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        previous = signal.signal(signal.SIGINT, _RUN.on_sigint)
+    try:
+        return _main(argv)
+    except KeyboardInterrupt as exc:
+        if _RUN.code is not None:
+            _stdout_failed(exc, _RUN.accepted, _RUN.code, reason="interrupted")
+            return _RUN.code
+        _print_error(UsageError("interrupted (SIGINT) before anything was committed: nothing was written to the "
+                                "store", kind="interrupted"))
+        return EXIT_UNUSABLE
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

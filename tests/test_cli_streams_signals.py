@@ -1,0 +1,278 @@
+"""The command line's exit status whatever its streams and signals do (red team 134):
+F11, a stderr that cannot take the error (closed, /dev/full) keeps exit 2; F03, SIGINT is a JSON
+error and a documented status (2 before the commit, the verdict's with ``stdout_failed`` after);
+F14, a reader closing the pipe part-way is ``stdout_failed`` (check) or exit 2 (verify)."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import signal
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
+
+import pytest
+
+from provgate import cli
+from provgate.store import SourceStore
+
+SRC = str(Path(cli.__file__).resolve().parents[1])
+ENV = {**{k: v for k, v in os.environ.items() if k != "PROVGATE_STORE"}, "PYTHONPATH": SRC}
+CMD = [sys.executable, "-m", "provgate"]
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="pipes, FIFOs and /dev/full as on Linux")
+
+EDIT = {"operator": "rewrite",
+        "pre": [{"id": "b1", "role": "tool", "text": "retries=3\n", "handles": ["tool:t1"]}],
+        "post": [{"id": "b1", "role": "tool", "text": "retries=3\n", "handles": ["tool:t1"]}],
+        "sources": {"tool:t1": "retries=3\n"}}
+
+
+def error_of(err: str) -> dict:
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1, err
+    return json.loads(lines[0])["error"]
+
+
+def audits(db: Path) -> int:
+    s = SourceStore(str(db), read_only=True)
+    try:
+        return len(list(s.iter_audit()))
+    finally:
+        s.close()
+
+
+def made_store(tmp_path: Path) -> Path:
+    (tmp_path / "e.json").write_text(json.dumps(EDIT))
+    r = subprocess.run([*CMD, "check", "e.json", "--store", "db", "--create", "--session", "S"], cwd=tmp_path,
+                       env=ENV, capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return tmp_path / "db"
+
+
+def big_rejected_edit(tmp_path: Path, n: int = 3000) -> Path:
+    """A rejected edit (a new assistant block of facts no source holds) whose verdict is larger
+    than a pipe's buffer."""
+    edit = json.loads(json.dumps(EDIT))
+    edit["post"].append({"id": "n1", "role": "assistant", "text": "".join(f"k{i}=v{i} " for i in range(n))})
+    path = tmp_path / "e2.json"
+    path.write_text(json.dumps(edit))
+    return path
+
+
+# F11 -------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args", [
+    ["check", "bad.json", "--store", "x.db", "--create"],   # invalid JSON
+    ["check", "bad.json", "--store", "nope.db"],             # a missing store
+    ["verify", "bad.json", "--store", "nope.db"],
+    ["report", "--store", "nope.db"],
+    ["check", "bad.json", "--policy", "nope"],               # argparse's error
+])
+def test_exit_2_stays_2_when_stderr_is_dev_full(tmp_path, args):
+    (tmp_path / "bad.json").write_text("{bad")
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([*CMD, *args], cwd=tmp_path, env=ENV, stdout=subprocess.DEVNULL, stderr=full, timeout=120)
+    assert r.returncode == 2
+    assert not (tmp_path / "x.db").exists()
+
+
+def test_exit_2_stays_2_when_stderr_is_closed(tmp_path):
+    (tmp_path / "bad.json").write_text("{bad")
+    r = subprocess.run(CMD + ["check", "bad.json", "--store", "x.db", "--create"], cwd=tmp_path, env=ENV,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120,
+                       preexec_fn=lambda: os.close(2))
+    assert r.returncode == 2
+
+
+def test_stderr_control_an_honest_error_is_printed(tmp_path):
+    (tmp_path / "bad.json").write_text("{bad")
+    r = subprocess.run([*CMD, "check", "bad.json", "--store", "x.db", "--create"], cwd=tmp_path, env=ENV,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2
+    assert error_of(r.stderr)["type"] == "EditFormatError"
+
+
+def test_verdict_exit_status_kept_when_stderr_and_stdout_are_full(tmp_path):
+    made_store(tmp_path)
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([*CMD, "check", "e.json", "--store", "db"], cwd=tmp_path, env=ENV, stdout=full,
+                           stderr=full, timeout=120)
+    assert r.returncode == 0
+
+
+# F03 -------------------------------------------------------------------------------------------
+
+def test_sigint_before_the_commit_is_exit_2_with_a_json_error(tmp_path):
+    db = made_store(tmp_path)
+    fifo = tmp_path / "in.fifo"
+    os.mkfifo(fifo)
+    p = subprocess.Popen([*CMD, "check", str(fifo), "--store", "db", "--session", "S"], cwd=tmp_path, env=ENV,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    writer = None
+    try:
+        deadline = time.monotonic() + 60
+        while writer is None:  # the open for writing succeeds once provgate opened the FIFO to read it
+            try:
+                writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError:
+                assert p.poll() is None and time.monotonic() < deadline
+                time.sleep(0.01)
+        os.write(writer, b'{"operator": "rewrite", ')  # a part of an edit: provgate waits for the rest
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if writer is not None:
+            os.close(writer)
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 2, err
+    e = error_of(err)
+    assert e["type"] == "interrupted" and "nothing was written" in e["message"]
+    assert out == ""
+    assert audits(db) == 1
+
+
+def test_sigint_after_the_commit_keeps_the_verdict_status_and_flags_stdout(tmp_path):
+    db = made_store(tmp_path)
+    big_rejected_edit(tmp_path)
+    r, w = os.pipe()
+    size = fcntl.fcntl(w, 1032)  # F_GETPIPE_SZ
+    p = subprocess.Popen([*CMD, "check", "e2.json", "--store", "db", "--session", "S"], cwd=tmp_path, env=ENV,
+                         stdout=w, stderr=subprocess.PIPE, text=True)
+    os.close(w)
+    try:
+        deadline = time.monotonic() + 120
+        pending = bytearray(4)
+        while True:  # stdout is written only after the commit: a full pipe means committed and blocked
+            fcntl.ioctl(r, termios.FIONREAD, pending)
+            if int.from_bytes(pending, sys.byteorder) >= size:
+                break
+            assert p.poll() is None and time.monotonic() < deadline
+            time.sleep(0.01)
+        p.send_signal(signal.SIGINT)
+        err = p.stderr.read()
+        p.wait(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+        os.close(r)
+    assert p.returncode == 1, err  # the verdict's (rejected), not 2 ("nothing written") nor death by signal
+    e = error_of(err)
+    assert e["type"] == "stdout_failed" and e["reason"] == "interrupted"
+    assert "interrupted after commit" in e["message"] and "not to be repeated" in e["message"]
+    assert audits(db) == 2
+
+
+def test_sigint_control_an_uninterrupted_check_prints_the_whole_verdict(tmp_path):
+    db = made_store(tmp_path)
+    big_rejected_edit(tmp_path)
+    r = subprocess.run([*CMD, "check", "e2.json", "--store", "db", "--session", "S"], cwd=tmp_path, env=ENV,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and r.stderr == ""
+    assert json.loads(r.stdout)["accepted"] is False
+    assert audits(db) == 2
+
+
+def test_a_sigint_held_during_the_commit_is_raised_once_it_is_recorded():
+    run = cli._Run()
+    run.deferring = True
+    run.on_sigint(signal.SIGINT, None)  # held, not raised
+    assert run.pending and run.code is None
+    with pytest.raises(KeyboardInterrupt):
+        run.committed(False)
+    assert run.code == cli.EXIT_REJECTED and not run.pending
+    run = cli._Run()
+    run.deferring = True
+    run.on_sigint(signal.SIGINT, None)
+    with pytest.raises(KeyboardInterrupt):
+        run.allow()  # rolled back: raised, and nothing is recorded as committed
+    assert run.code is None
+    with pytest.raises(KeyboardInterrupt):
+        cli._Run().on_sigint(signal.SIGINT, None)
+
+
+# F14 -------------------------------------------------------------------------------------------
+
+class _ShortWriter:
+    """A BufferedWriter cut by EPIPE after partial progress: a short count, then BrokenPipeError."""
+
+    def __init__(self, first: int) -> None:
+        self.first, self.got, self.calls = first, b"", 0
+
+    def write(self, data) -> int:
+        self.calls += 1
+        if self.calls > 1:
+            raise BrokenPipeError(32, "Broken pipe")
+        self.got += bytes(data[:self.first])
+        return self.first
+
+    def flush(self) -> None:
+        pass
+
+
+def test_write_all_raises_on_a_short_write_and_writes_whole_otherwise():
+    w = _ShortWriter(10)
+    with pytest.raises(BrokenPipeError):
+        cli._write_all(w, b"x" * 100)
+    assert w.got == b"x" * 10
+
+    class Whole(_ShortWriter):
+        def write(self, data) -> int:
+            self.got += bytes(data)
+            return len(data)
+
+    w = Whole(0)
+    cli._write_all(w, b"y" * 100)
+    assert w.got == b"y" * 100
+
+    class Stuck(_ShortWriter):
+        def write(self, data) -> int:
+            return 0
+
+    with pytest.raises(OSError):
+        cli._write_all(Stuck(0), b"z")
+
+
+def _read_a_little_then_close(args, cwd):
+    p = subprocess.Popen([*CMD, *args], cwd=cwd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = os.read(p.stdout.fileno(), 10)
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    p.wait(timeout=120)
+    return first, p.returncode, err
+
+
+def test_check_reader_closing_part_way_gets_stdout_failed(tmp_path):
+    db = made_store(tmp_path)
+    big_rejected_edit(tmp_path)
+    first, code, err = _read_a_little_then_close(["check", "e2.json", "--store", "db", "--session", "S"], tmp_path)
+    assert first
+    assert code == 1, err
+    e = error_of(err)
+    assert e["type"] == "stdout_failed" and "not to be repeated" in e["message"]
+    assert audits(db) == 2
+
+
+def test_verify_reader_closing_part_way_is_exit_2(tmp_path):
+    made_store(tmp_path)
+    (tmp_path / "answer.txt").write_text('He said "retries=3" [src:t1]. ' * 400)
+    first, code, err = _read_a_little_then_close(["verify", "answer.txt", "--store", "db", "--max-listed", "all"],
+                                                 tmp_path)
+    assert first
+    assert code == 2, err
+    e = error_of(err)
+    assert e["type"] == "output_closed" and e["field"] == "stdout"
+
+
+def test_verify_control_a_reader_of_everything_gets_it_whole(tmp_path):
+    made_store(tmp_path)
+    (tmp_path / "answer.txt").write_text('He said "retries=3" [src:t1]. ' * 400)
+    r = subprocess.run([*CMD, "verify", "answer.txt", "--store", "db", "--max-listed", "all"], cwd=tmp_path,
+                       env=ENV, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert len(r.stdout) > 65536 and json.loads(r.stdout)
