@@ -276,3 +276,34 @@ def test_verify_control_a_reader_of_everything_gets_it_whole(tmp_path):
                        env=ENV, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert len(r.stdout) > 65536 and json.loads(r.stdout)
+
+
+# F17 -------------------------------------------------------------------------------------------
+
+def _check_window(tmp_path: Path, post_text: str):
+    pre = [{"id": "b1", "role": "tool", "text": "retries=3\n", "handles": ["tool:t1"]}]
+    edit = {"operator": "rewrite", "pre": pre, "post": [dict(pre[0], text=post_text)],
+            "sources": {"tool:t1": "retries=3\n"}}
+    (tmp_path / "w.json").write_text(json.dumps(edit))
+    code = cli.main(["check", str(tmp_path / "w.json"), "--store", str(tmp_path / "w.db"), "--create", "--window"])
+    return code
+
+
+def test_window_of_a_rejected_check_is_null(tmp_path, capsys):
+    code = _check_window(tmp_path, "retries=5\n")
+    v = json.loads(capsys.readouterr().out)
+    assert code == 1 and v["accepted"] is False
+    assert v["window"] is None  # not the rejected post (retries=5) under "the window to commit"
+
+
+def test_window_of_an_accepted_check_is_the_post(tmp_path, capsys):
+    code = _check_window(tmp_path, "retries=3\n")
+    v = json.loads(capsys.readouterr().out)
+    assert code == 0 and v["accepted"] is True
+    assert [b["text"] for b in v["window"]] == ["retries=3\n"]
+
+
+def test_window_help_says_what_a_rejected_check_prints(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["check", "--help"])
+    assert "null when the edit is rejected" in " ".join(capsys.readouterr().out.split())

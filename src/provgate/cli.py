@@ -270,7 +270,12 @@ def _cmd_check(args: argparse.Namespace) -> int:
     # the verdict is durable in the audit log now: it is written as UTF-8 bytes, which every
     # verdict's text is, whatever encoding the stream was given (PYTHONIOENCODING=ascii made the
     # write fail after the commit and the command exit 2, "nothing written": red team 83, F02)
-    text = json.dumps(verdict.to_json(include_window=args.window), ensure_ascii=False, indent=2) + "\n"
+    out = verdict.to_json(include_window=args.window)
+    if args.window and not verdict.accepted:
+        # "the window to commit": a rejected edit has none; its post window here was taken for one
+        # by an integrator that did not read `accepted` (red team 134, F17)
+        out["window"] = None
+    text = json.dumps(out, ensure_ascii=False, indent=2) + "\n"
     try:
         _write_stdout_utf8(text)
     except (OSError, ValueError) as exc:
@@ -521,7 +526,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="citation-marker retention floor per cycle (default: 0.95)")
     check.add_argument("--session", metavar="ID", help="continue a gate session recorded in the store's audit log "
                        "(cycle numbers, cumulative retention and sticky pins carry over)")
-    check.add_argument("--window", action="store_true", help="include the window to commit in the output")
+    check.add_argument("--window", action="store_true", help="include the window to commit in the output "
+                       "(\"window\": null when the edit is rejected: there is nothing to commit)")
     check.add_argument("--max-input-bytes", type=int, default=DEFAULT_MAX_INPUT_BYTES, metavar="N",
                        help=f"refuse larger inputs (default: {DEFAULT_MAX_INPUT_BYTES})")
     check.set_defaults(func=_cmd_check)
