@@ -196,9 +196,10 @@ def test_the_store_defaults_to_provgate_store(tmp_path, store_path):
 
 UNUSABLE = [
     ("invalid-json", b'{"operator": "prune", "pre": [', None, "invalid JSON"),
-    ("invalid-utf8", b'{"operator": "prune", "pre": [], "post": [], "x": "\xff"}', None, "UTF-8"),
-    ("nan", b'{"operator": "prune", "pre": [{"id": "a", "role": "user", "text": "x", "ts": NaN}], "post": []}', None,
-     "NaN"),
+    # red team 134, F07: these named no field
+    ("invalid-utf8", b'{"operator": "prune", "pre": [], "post": [], "x": "\xff"}', "x", "UTF-8"),
+    ("nan", b'{"operator": "prune", "pre": [{"id": "a", "role": "user", "text": "x", "ts": NaN}], "post": []}',
+     "pre[0].ts", "NaN"),
     ("duplicate-key", b'{"operator": "prune", "operator": "rewrite", "pre": [], "post": []}', "operator", "twice"),
     # red team 83, F09: the field was "text", not where it is
     ("duplicate-key-in-a-block", (b'{"operator": "rewrite", "pre": [], "post": [{"id": "a", "role": "user", '

@@ -307,3 +307,81 @@ def test_window_help_says_what_a_rejected_check_prints(capsys):
     with pytest.raises(SystemExit):
         cli.main(["check", "--help"])
     assert "null when the edit is rejected" in " ".join(capsys.readouterr().out.split())
+
+
+# F07 -------------------------------------------------------------------------------------------
+
+OK_EDIT = {"operator": "rewrite", "pre": [{"id": "b1", "role": "tool", "text": "retries=3\n", "ts": 1}], "post": []}
+OK_TEXT = json.dumps(OK_EDIT)
+
+
+@pytest.mark.parametrize("data, field", [
+    (OK_TEXT.replace('"ts": 1', '"ts": NaN').encode(), "pre[0].ts"),
+    (OK_TEXT.replace('"ts": 1', '"ts": -Infinity').encode(), "pre[0].ts"),
+    (OK_TEXT.replace("retries", "retr\udcffies").encode("utf-8", "surrogateescape"), "pre[0].text"),
+    (OK_TEXT.replace('"ts": 1', '"ts": ' + "9" * 5000).encode(), "pre[0].ts"),
+    (OK_TEXT.replace('"id": "b1"', '"\xff": "b1"'.encode("latin-1").decode("utf-8", "surrogateescape"))
+     .encode("utf-8", "surrogateescape"), "pre[0] (a key)"),
+])
+def test_json_errors_name_the_field(tmp_path, capsys, data, field):
+    (tmp_path / "e.json").write_bytes(data)
+    code = cli.main(["check", str(tmp_path / "e.json"), "--store", str(tmp_path / "db"), "--create"])
+    e = error_of(capsys.readouterr().err)
+    assert code == 2 and e["field"] == field, e
+    assert "set_int_max_str_digits" not in e["message"]
+    assert not (tmp_path / "db").exists()
+
+
+def test_json_errors_control_an_honest_edit_is_read(tmp_path, capsys):
+    (tmp_path / "e.json").write_text(OK_TEXT)
+    code = cli.main(["check", str(tmp_path / "e.json"), "--store", str(tmp_path / "db"), "--create"])
+    out, err = capsys.readouterr()
+    assert code in (0, 1) and err == ""  # read, and judged (a verdict, not an error)
+    assert json.loads(out)["accepted"] is (code == 0)
+
+
+def test_invalid_utf8_outside_a_string_has_no_field_to_name(tmp_path, capsys):
+    (tmp_path / "e.json").write_bytes(b"\xff" + OK_TEXT.encode())
+    assert cli.main(["check", str(tmp_path / "e.json"), "--store", str(tmp_path / "db"), "--create"]) == 2
+    e = error_of(capsys.readouterr().err)
+    assert e["type"] == "EditFormatError" and "UTF-8" in e["message"]
+
+
+@pytest.mark.parametrize("argv, field", [
+    (["check", "e.json", "--policy", "x"], "--policy"),
+    (["check", "e.json", "--retention-floor", "x"], "--retention-floor"),
+    (["check"], "EDIT.json"),
+    (["check", "e.json", "--nope"], "--nope"),
+    (["verify", "--max-listed", "-1", "a.txt"], "--max-listed"),
+])
+def test_argument_errors_name_the_argument(capsys, argv, field):
+    with pytest.raises(SystemExit) as info:
+        cli.main(argv)
+    assert info.value.code == 2
+    e = error_of(capsys.readouterr().err)
+    assert e["type"] == "usage" and e["field"] == field, e
+
+
+def test_missing_input_names_the_argument(tmp_path, capsys):
+    assert cli.main(["check", str(tmp_path / "none.json"), "--store", str(tmp_path / "db"), "--create"]) == 2
+    e = error_of(capsys.readouterr().err)
+    assert e["type"] == "missing_input" and e["field"] == "EDIT.json"
+    assert cli.main(["verify", str(tmp_path), "--store", str(tmp_path / "db")]) == 2
+    e = error_of(capsys.readouterr().err)
+    assert e["field"] in ("ANSWER.txt", "--store")
+
+
+def test_store_errors_name_the_store(tmp_path, capsys):
+    import sqlite3
+
+    c = sqlite3.connect(tmp_path / "v4.db")
+    c.execute("PRAGMA application_id=1885827956")
+    c.execute("PRAGMA user_version=4")
+    c.commit()
+    c.close()
+    (tmp_path / "e.json").write_text(OK_TEXT)
+    assert cli.main(["check", str(tmp_path / "e.json"), "--store", str(tmp_path / "v4.db")]) == 2
+    e = error_of(capsys.readouterr().err)
+    assert e["type"] == "StoreSchemaError" and e["field"] == "--store"
+    assert cli.main(["report", "--store", str(tmp_path / "v4.db")]) == 2
+    assert error_of(capsys.readouterr().err)["field"] == "--store"

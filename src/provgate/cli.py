@@ -23,7 +23,15 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from provgate import __version__
-from provgate.errors import ProvgateError, StoreReadOnlyError
+from provgate.errors import (
+    ProvgateError,
+    StoreBusyError,
+    StoreClosedError,
+    StoreCorruptionError,
+    StoreIOError,
+    StoreReadOnlyError,
+    StoreSchemaError,
+)
 
 EXIT_OK, EXIT_REJECTED, EXIT_UNUSABLE = 0, 1, 2
 DEFAULT_MAX_INPUT_BYTES = 64 << 20
@@ -101,9 +109,24 @@ class _Parser(argparse.ArgumentParser):
     """argparse exits 2 on bad arguments already; make it print the same JSON error."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        # stderr stays one JSON object; the usage is in the message's hint
-        _print_error(UsageError(f"{message} (see {self.prog} --help)", kind="usage"))
+        # stderr stays one JSON object; the usage is in the message's hint, and the argument it
+        # is about in its field (red team 134, F07)
+        _print_error(UsageError(f"{message} (see {self.prog} --help)", kind="usage", field=_argument_of(message)))
         raise SystemExit(EXIT_UNUSABLE)
+
+
+def _argument_of(message: str) -> str | None:
+    """The argument an argparse error is about: ``argument --policy: invalid choice`` (the first
+    of its names), ``the following arguments are required: EDIT.json``, ``unrecognized
+    arguments: --x``."""
+    import re
+
+    for pattern in (r"^argument ([^:/ ]+)", r"^the following arguments are required: ([^, ]+)",
+                    r"^unrecognized arguments: (\S+)"):
+        found = re.match(pattern, message)
+        if found:
+            return found.group(1)
+    return None
 
 
 def _print_error(exc: BaseException) -> None:
@@ -166,20 +189,21 @@ def _read_limited(stream: BinaryIO, max_bytes: int) -> bytes:
     return b"".join(chunks)
 
 
-def _read_input(name: str, max_bytes: int) -> bytes:
-    """Read a file (or stdin for ``-``) without ever holding more than ``max_bytes + 1``."""
+def _read_input(name: str, max_bytes: int, field: str | None = None) -> bytes:
+    """Read a file (or stdin for ``-``) without ever holding more than ``max_bytes + 1``;
+    ``field`` is the argument's name in errors (``EDIT.json``)."""
     max_bytes = _check_max_input_bytes(max_bytes)
     if name == "-":
         if sys.stdin is None:  # (the process was started with stdin closed)
-            raise UsageError("input '-' is stdin, which is closed", kind="missing_input")
+            raise UsageError("input '-' is stdin, which is closed", kind="missing_input", field=field)
         stream: BinaryIO = sys.stdin.buffer
         data = _read_limited(stream, max_bytes)
     else:
         path = Path(name)
         if not path.exists():
-            raise UsageError(f"input file {name!r} does not exist", kind="missing_input")
+            raise UsageError(f"input file {name!r} does not exist", kind="missing_input", field=field)
         if path.is_dir():
-            raise UsageError(f"input {name!r} is a directory, not a file", kind="missing_input")
+            raise UsageError(f"input {name!r} is a directory, not a file", kind="missing_input", field=field)
         size = path.stat().st_size
         if size > max_bytes:
             raise UsageError(f"input {name!r} is {size} bytes, above the limit of {max_bytes} bytes "
@@ -253,7 +277,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         except InvalidArgumentError as exc:
             raise UsageError(str(exc), kind="usage", field="--session") from None
     _check_durable_store(args.store)
-    data = _read_input(args.edit, args.max_input_bytes)
+    data = _read_input(args.edit, args.max_input_bytes, "EDIT.json")
     edit = parse_edit(data)  # everything about the input is validated before the store is opened
     for side, window in (("pre", edit.pre), ("post", edit.post)):
         for i, block in enumerate(window):
@@ -439,7 +463,7 @@ def _write_all(stream: Any, data: bytes) -> None:
 def _cmd_verify(args: argparse.Namespace) -> int:
     from provgate.reconstruct import run_verify
 
-    data = _read_input(args.answer, args.max_input_bytes)
+    data = _read_input(args.answer, args.max_input_bytes, "ANSWER.txt")
     store = _open_store(args.store, create=False, read_only=True)
     try:
         obj, code = run_verify(store, data, limit=args.max_listed)
@@ -604,6 +628,10 @@ def _main(argv: list[str] | None) -> int:
         # written, or, in a read-only directory, not even read: raised when it is opened, or by
         # check's first write, which SQLite rolled back
         _print_error(UsageError(str(exc), kind="read_only_store", field="--store"))
+        return EXIT_UNUSABLE
+    except (StoreSchemaError, StoreCorruptionError, StoreIOError, StoreBusyError, StoreClosedError) as exc:
+        # the store's own refusals name it, as read_only_store does (red team 134, F07)
+        _print_error(UsageError(str(exc), kind=type(exc).__name__, field="--store"))
         return EXIT_UNUSABLE
     except (UsageError, ProvgateError) as exc:
         _print_error(exc)
