@@ -385,3 +385,22 @@ def test_store_errors_name_the_store(tmp_path, capsys):
     assert e["type"] == "StoreSchemaError" and e["field"] == "--store"
     assert cli.main(["report", "--store", str(tmp_path / "v4.db")]) == 2
     assert error_of(capsys.readouterr().err)["field"] == "--store"
+
+
+def test_a_commit_that_raises_leaves_sigint_handled_again(tmp_path, monkeypatch, capsys):
+    """A refused commit (here: the staged commit raising) is exit 2, and the SIGINT handling is
+    back to raising, not left holding interrupts."""
+    from provgate import _staged
+    from provgate.errors import StoreIOError
+
+    made_store(tmp_path)
+
+    def refuse(self, store):
+        raise StoreIOError("disk full", path=str(tmp_path / "db"), code="SQLITE_FULL")
+
+    monkeypatch.setattr(_staged.StagedStore, "commit", refuse)
+    code = cli.main(["check", str(tmp_path / "e.json"), "--store", str(tmp_path / "db")])
+    e = error_of(capsys.readouterr().err)
+    assert code == 2 and e["type"] == "StoreIOError" and e["field"] == "--store"
+    assert cli._RUN.code is None and not cli._RUN.deferring
+    assert audits(tmp_path / "db") == 1

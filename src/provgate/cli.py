@@ -356,6 +356,9 @@ def _check_and_commit(store: Any, edit: Any, args: argparse.Namespace) -> Any:
                     _RUN.deferring = True
                     staged.commit(store)
                     committed = True
+        except BaseException:
+            committed = False  # (the COMMIT itself raised: rolled back)
+            raise
         finally:
             if not committed:
                 _RUN.allow()
@@ -372,7 +375,7 @@ def _check_and_commit(store: Any, edit: Any, args: argparse.Namespace) -> Any:
             _RUN.deferring = True
             done = True
     except BaseException:
-        done = False
+        done = False  # (the check or the COMMIT raised: rolled back)
         raise
     finally:
         if not done:
