@@ -753,9 +753,9 @@ def loads_json(data: str | bytes) -> Any:
         raise
     except ValueError as exc:  # an integer literal beyond Python's digit limit (int_max_str_digits)
         field = _first_field(data, parse_int=_int_or_found)
-        raise EditFormatError(f"{field + ': ' if field else ''}invalid JSON: a number of more digits than can be "
-                              f"read ({sys.get_int_max_str_digits()}): {str(exc).split(':')[0]}"
-                              if "digits" in str(exc) else f"invalid JSON: {exc}", field=field) from None
+        what = (f"an integer of more than {sys.get_int_max_str_digits()} digits, more than is read"
+                if "digits" in str(exc) else str(exc))  # (not Python's advice to raise its limit)
+        raise EditFormatError(f"{field + ': ' if field else ''}invalid JSON: {what}", field=field) from None
     if repeated:
         path, key = next(_repeated_keys(document, repeated))
         raise _fail(path, f"JSON object has the key {key!r} twice; which one is meant is ambiguous")
