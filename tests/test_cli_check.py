@@ -125,13 +125,15 @@ def test_the_verdict_is_printed_whatever_the_stream_encoding(tmp_path, store_pat
     # red team 83, F02: with PYTHONIOENCODING=ascii a verdict naming a non-ASCII text could not
     # be written after the audit record was committed, and the command exited 2 ("unusable
     # input, nothing written"); the verdict goes out as UTF-8 bytes
+    # (a fact value of a violation, not the window: --window prints null for a rejected edit,
+    # red team 134, F17)
     edit = rejected_edit()
-    edit["post"][0]["text"] = edit["post"][0]["text"].replace("retries", "r\u00e9tries")
+    edit["post"][0]["text"] = edit["post"][0]["text"] + "mode=tr\u00e8s\n"
     argv = ["check", write(tmp_path, edit), "--store", store_path, "--window"]
     code, out, err = run_sub(argv, env_extra={"PYTHONIOENCODING": "ascii"})
     assert code == 1, err
     verdict = json.loads(out)
-    assert verdict["accepted"] is False and "r\u00e9tries" in out
+    assert verdict["accepted"] is False and "tr\u00e8s" in out and verdict["window"] is None
 
 
 @pytest.mark.parametrize("runner", ["main", "subprocess"])
@@ -194,9 +196,10 @@ def test_the_store_defaults_to_provgate_store(tmp_path, store_path):
 
 UNUSABLE = [
     ("invalid-json", b'{"operator": "prune", "pre": [', None, "invalid JSON"),
-    ("invalid-utf8", b'{"operator": "prune", "pre": [], "post": [], "x": "\xff"}', None, "UTF-8"),
-    ("nan", b'{"operator": "prune", "pre": [{"id": "a", "role": "user", "text": "x", "ts": NaN}], "post": []}', None,
-     "NaN"),
+    # red team 134, F07: these named no field
+    ("invalid-utf8", b'{"operator": "prune", "pre": [], "post": [], "x": "\xff"}', "x", "UTF-8"),
+    ("nan", b'{"operator": "prune", "pre": [{"id": "a", "role": "user", "text": "x", "ts": NaN}], "post": []}',
+     "pre[0].ts", "NaN"),
     ("duplicate-key", b'{"operator": "prune", "operator": "rewrite", "pre": [], "post": []}', "operator", "twice"),
     # red team 83, F09: the field was "text", not where it is
     ("duplicate-key-in-a-block", (b'{"operator": "rewrite", "pre": [], "post": [{"id": "a", "role": "user", '

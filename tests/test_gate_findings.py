@@ -193,7 +193,7 @@ def test_window_digest_frames_handles_unambiguously():
 # beyond the float range (math.isfinite on a huge int). `provgate check` then exits 2 with
 # "internal_error" instead of naming the input problem.
 @pytest.mark.parametrize("doc, field", [
-    ('{"operator": "prune", "pre": [], "post": [], "x": %s}' % ("1" * 5000), None),
+    ('{"operator": "prune", "pre": [], "post": [], "x": %s}' % ("1" * 5000), "x"),  # (named: red team 134, F07)
     ('{"operator": "prune", "pre": [{"id": "a", "role": "user", "text": "x", "ts": %s}], "post": []}' % ("9" * 400),
      "pre[0].ts"),
 ], ids=["5000-digit-int", "ts-beyond-float"])

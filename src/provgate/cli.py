@@ -23,7 +23,15 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from provgate import __version__
-from provgate.errors import ProvgateError, StoreReadOnlyError
+from provgate.errors import (
+    ProvgateError,
+    StoreBusyError,
+    StoreClosedError,
+    StoreCorruptionError,
+    StoreIOError,
+    StoreReadOnlyError,
+    StoreSchemaError,
+)
 
 EXIT_OK, EXIT_REJECTED, EXIT_UNUSABLE = 0, 1, 2
 DEFAULT_MAX_INPUT_BYTES = 64 << 20
@@ -48,22 +56,77 @@ MAX_INPUT_BYTES_LIMIT = sys.maxsize - 1
 _READ_CHUNK = 1 << 20
 
 
+class _Run:
+    """What one ``main`` call has committed, and SIGINT's handling around the commit (red team
+    134, F03). ``code`` is the committed verdict's exit status (None: nothing committed yet).
+    While ``deferring``, a SIGINT is held in ``pending`` and raised once the commit is whole and
+    ``code`` is set, so an interrupt never falls between the store's COMMIT and the record of it."""
+
+    def __init__(self) -> None:
+        self.code: int | None = None
+        self.accepted = False
+        self.deferring = False
+        self.pending = False
+
+    def on_sigint(self, signum: int, frame: Any) -> None:
+        if self.deferring:
+            self.pending = True
+            return
+        raise KeyboardInterrupt
+
+    def committed(self, accepted: bool) -> None:
+        """The verdict is in the store: from here an interrupt is 'interrupted after commit'."""
+        self.accepted = accepted
+        self.code = EXIT_OK if accepted else EXIT_REJECTED
+        self.deferring = False
+        if self.pending:
+            self.pending = False
+            raise KeyboardInterrupt
+
+    def allow(self) -> None:
+        """The commit was not made (the transaction rolled back): an interrupt held is raised now."""
+        self.deferring = False
+        if self.pending:
+            self.pending = False
+            raise KeyboardInterrupt
+
+
+_RUN = _Run()
+
+
 class UsageError(Exception):
     """Unusable input detected by the command line itself (missing file, too large, …)."""
 
-    def __init__(self, message: str, *, kind: str = "usage", field: str | None = None) -> None:
+    def __init__(self, message: str, *, kind: str = "usage", field: str | None = None,
+                 reason: str | None = None) -> None:
         super().__init__(message)
         self.kind = kind
         self.field = field
+        self.reason = reason
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse exits 2 on bad arguments already; make it print the same JSON error."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        # stderr stays one JSON object; the usage is in the message's hint
-        _print_error(UsageError(f"{message} (see {self.prog} --help)", kind="usage"))
+        # stderr stays one JSON object; the usage is in the message's hint, and the argument it
+        # is about in its field (red team 134, F07)
+        _print_error(UsageError(f"{message} (see {self.prog} --help)", kind="usage", field=_argument_of(message)))
         raise SystemExit(EXIT_UNUSABLE)
+
+
+def _argument_of(message: str) -> str | None:
+    """The argument an argparse error is about: ``argument --policy: invalid choice`` (the first
+    of its names), ``the following arguments are required: EDIT.json``, ``unrecognized
+    arguments: --x``."""
+    import re
+
+    for pattern in (r"^argument ([^:/ ]+)", r"^the following arguments are required: ([^, ]+)",
+                    r"^unrecognized arguments: (\S+)"):
+        found = re.match(pattern, message)
+        if found:
+            return found.group(1)
+    return None
 
 
 def _print_error(exc: BaseException) -> None:
@@ -75,7 +138,34 @@ def _print_error(exc: BaseException) -> None:
     reason = getattr(exc, "reason", None)
     if reason is not None:
         obj["error"]["reason"] = reason
-    sys.stderr.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    try:
+        sys.stderr.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        # stderr is closed, /dev/full, a full disk: the message is lost, never the exit status,
+        # which the caller returns as it is (red team 134, F11: the write raised inside main's
+        # handler, and every exit 2 became Python's exit 1, "rejected"); stderr is pointed at
+        # the null device so that the interpreter's flush at exit cannot fail again
+        _to_null(sys.stderr)
+
+
+def _to_null(stream: Any) -> None:
+    """Point ``stream``'s file descriptor at the null device (when it has one), so that what
+    its buffer still holds is dropped by the flush at exit instead of failing (or blocking) again."""
+    import os
+
+    try:
+        fd = stream.fileno() if stream is not None else None
+    except (OSError, ValueError, AttributeError):
+        fd = None
+    if fd is None:
+        return
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, fd)
+        os.close(null)
+    except OSError:
+        pass
 
 
 def _check_max_input_bytes(value: int) -> int:
@@ -99,20 +189,21 @@ def _read_limited(stream: BinaryIO, max_bytes: int) -> bytes:
     return b"".join(chunks)
 
 
-def _read_input(name: str, max_bytes: int) -> bytes:
-    """Read a file (or stdin for ``-``) without ever holding more than ``max_bytes + 1``."""
+def _read_input(name: str, max_bytes: int, field: str | None = None) -> bytes:
+    """Read a file (or stdin for ``-``) without ever holding more than ``max_bytes + 1``;
+    ``field`` is the argument's name in errors (``EDIT.json``)."""
     max_bytes = _check_max_input_bytes(max_bytes)
     if name == "-":
         if sys.stdin is None:  # (the process was started with stdin closed)
-            raise UsageError("input '-' is stdin, which is closed", kind="missing_input")
+            raise UsageError("input '-' is stdin, which is closed", kind="missing_input", field=field)
         stream: BinaryIO = sys.stdin.buffer
         data = _read_limited(stream, max_bytes)
     else:
         path = Path(name)
         if not path.exists():
-            raise UsageError(f"input file {name!r} does not exist", kind="missing_input")
+            raise UsageError(f"input file {name!r} does not exist", kind="missing_input", field=field)
         if path.is_dir():
-            raise UsageError(f"input {name!r} is a directory, not a file", kind="missing_input")
+            raise UsageError(f"input {name!r} is a directory, not a file", kind="missing_input", field=field)
         size = path.stat().st_size
         if size > max_bytes:
             raise UsageError(f"input {name!r} is {size} bytes, above the limit of {max_bytes} bytes "
@@ -186,7 +277,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         except InvalidArgumentError as exc:
             raise UsageError(str(exc), kind="usage", field="--session") from None
     _check_durable_store(args.store)
-    data = _read_input(args.edit, args.max_input_bytes)
+    data = _read_input(args.edit, args.max_input_bytes, "EDIT.json")
     edit = parse_edit(data)  # everything about the input is validated before the store is opened
     for side, window in (("pre", edit.pre), ("post", edit.post)):
         for i, block in enumerate(window):
@@ -203,7 +294,12 @@ def _cmd_check(args: argparse.Namespace) -> int:
     # the verdict is durable in the audit log now: it is written as UTF-8 bytes, which every
     # verdict's text is, whatever encoding the stream was given (PYTHONIOENCODING=ascii made the
     # write fail after the commit and the command exit 2, "nothing written": red team 83, F02)
-    text = json.dumps(verdict.to_json(include_window=args.window), ensure_ascii=False, indent=2) + "\n"
+    out = verdict.to_json(include_window=args.window)
+    if args.window and not verdict.accepted:
+        # "the window to commit": a rejected edit has none; its post window here was taken for one
+        # by an integrator that did not read `accepted` (red team 134, F17)
+        out["window"] = None
+    text = json.dumps(out, ensure_ascii=False, indent=2) + "\n"
     try:
         _write_stdout_utf8(text)
     except (OSError, ValueError) as exc:
@@ -247,19 +343,45 @@ def _check_and_commit(store: Any, edit: Any, args: argparse.Namespace) -> Any:
         # exit 0 is a command-line agent's commit point: an accepted edit's post pins stick
         return gate.check_edit(edit, commit=True)
 
+    # a SIGINT from the moment the commit is decided until it is made is held (_RUN), and raised
+    # once the commit is recorded as made, or undone (red team 134, F03)
     for _ in range(_UNLOCKED_CHECKS):
         basis = store_basis(store, args.session)  # (before the session is resumed)
         staged = StagedStore(store, basis[0])
         verdict = check(staged)
-        with store._one_transaction():
-            if staged.answers_hold(store, args.session, basis):
-                staged.commit(store)
-                return verdict
+        committed = False
+        try:
+            with store._one_transaction():
+                if staged.answers_hold(store, args.session, basis):
+                    _RUN.deferring = True
+                    staged.commit(store)
+                    committed = True
+        except BaseException:
+            committed = False  # (the COMMIT itself raised: rolled back)
+            raise
+        finally:
+            if not committed:
+                _RUN.allow()
+        if committed:
+            _RUN.committed(verdict.accepted)
+            return verdict
         # (nothing written: the transaction held no write, and the staged check is dropped)
     # other writers changed what every check made without the lock read: the last one is made
     # under it, where nothing can move (as every check was made before red team 124, F04)
-    with store._one_transaction():
-        return check(store)
+    done = False
+    try:
+        with store._one_transaction():
+            verdict = check(store)
+            _RUN.deferring = True
+            done = True
+    except BaseException:
+        done = False  # (the check or the COMMIT raised: rolled back)
+        raise
+    finally:
+        if not done:
+            _RUN.allow()
+    _RUN.committed(verdict.accepted)
+    return verdict
 
 
 def _check_durable_store(path: str | None) -> None:
@@ -277,32 +399,22 @@ def _check_durable_store(path: str | None) -> None:
                          "this command; name a store file", kind="bad_store", field="--store")
 
 
-def _stdout_failed(exc: BaseException, accepted: bool, code: int) -> None:
+def _stdout_failed(exc: BaseException, accepted: bool, code: int, *, reason: str | None = None) -> None:
     """After the verdict was committed, stdout refused it: say so on stderr (the error shape, a
     type of its own), and point stdout at the null device so that the interpreter's own flush
     at exit, of what the stream still holds, cannot fail again (and exit 120)."""
-    import os
-
     verdict = "accepted" if accepted else "rejected"
     cause = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    message = (f"the verdict ({verdict}, exit {code}) is recorded in the store's audit log, but stdout could not "
-               f"take it ({cause}); the check is not to be repeated: `provgate report` reads it back")
-    try:
-        fd = sys.stdout.fileno() if sys.stdout is not None else None
-    except (OSError, ValueError, AttributeError):
-        fd = None
-    if fd is not None:
-        try:
-            null = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(null, fd)
-            os.close(null)
-        except OSError:
-            pass
-    try:
-        _print_error(UsageError(message, kind="stdout_failed"))
-        sys.stderr.flush()
-    except (OSError, ValueError, AttributeError):
-        pass  # (stderr is gone too: the exit status still says what the verdict was)
+    if reason == "interrupted":
+        message = (f"interrupted after commit: the verdict ({verdict}, exit {code}) is recorded in the store's audit "
+                   f"log, but stdout may not hold it whole ({cause}); the check is not to be repeated: "
+                   "`provgate report` reads it back")
+    else:
+        message = (f"the verdict ({verdict}, exit {code}) is recorded in the store's audit log, but stdout could "
+                   f"not take it ({cause}); the check is not to be repeated: `provgate report` reads it back")
+    _to_null(sys.stdout)
+    # (stderr gone too: _print_error drops the message, the exit status still says the verdict)
+    _print_error(UsageError(message, kind="stdout_failed", reason=reason))
 
 
 def _scan_large_texts(edit: Any) -> None:
@@ -333,14 +445,28 @@ def _write_stdout_utf8(text: str) -> None:
         sys.stdout.write(text)
         return
     sys.stdout.flush()
-    stream.write(text.encode("utf-8"))
+    _write_all(stream, text.encode("utf-8"))
+
+
+def _write_all(stream: Any, data: bytes) -> None:
+    """Every byte of ``data``, or an OSError: a blocking write cut by EPIPE after some progress
+    (a reader that closed the pipe part-way) returns a short count instead of raising, and the
+    truncated output passed for written (red team 134, F14); the write of the rest raises."""
+    import errno
+
+    view = memoryview(data)
+    while view:
+        n = stream.write(view)
+        if not n:  # (None from a non-blocking stream that would block, or 0: no progress)
+            raise OSError(errno.EPIPE, "the output stream took no more bytes")
+        view = view[n:]
     stream.flush()
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
     from provgate.reconstruct import run_verify
 
-    data = _read_input(args.answer, args.max_input_bytes)
+    data = _read_input(args.answer, args.max_input_bytes, "ANSWER.txt")
     store = _open_store(args.store, create=False, read_only=True)
     try:
         obj, code = run_verify(store, data, limit=args.max_listed)
@@ -355,7 +481,20 @@ def _write_out(stream: Any, text: str, name: str) -> None:
     with the error's shape, not an internal error (red team 122, F05)."""
     if stream is None:
         raise UsageError(f"{name} is closed: the output has nowhere to go", kind="output_closed")
-    stream.write(text)
+    raw = getattr(stream, "buffer", None)
+    try:
+        if raw is None:  # (a text stream without bytes underneath, as tests capture it)
+            stream.write(text)
+            return
+        data = text.encode(getattr(stream, "encoding", None) or "utf-8", getattr(stream, "errors", None) or "strict")
+        stream.flush()
+        _write_all(raw, data)
+    except OSError as exc:
+        # a closed pipe, also part-way through (F14): exit 2 naming the stream; what the stream's
+        # buffer still holds goes to the null device, so the flush at exit cannot fail again
+        _to_null(stream)
+        raise UsageError(f"{name} could not take the output ({type(exc).__name__}: {exc}); it may be cut short",
+                         kind="output_closed", field=name) from None
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
@@ -414,7 +553,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="citation-marker retention floor per cycle (default: 0.95)")
     check.add_argument("--session", metavar="ID", help="continue a gate session recorded in the store's audit log "
                        "(cycle numbers, cumulative retention and sticky pins carry over)")
-    check.add_argument("--window", action="store_true", help="include the window to commit in the output")
+    check.add_argument("--window", action="store_true", help="include the window to commit in the output "
+                       "(\"window\": null when the edit is rejected: there is nothing to commit)")
     check.add_argument("--max-input-bytes", type=int, default=DEFAULT_MAX_INPUT_BYTES, metavar="N",
                        help=f"refuse larger inputs (default: {DEFAULT_MAX_INPUT_BYTES})")
     check.set_defaults(func=_cmd_check)
@@ -451,6 +591,34 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line. A SIGINT is exit 2 with an ``interrupted`` JSON error when nothing was
+    committed, and, after ``check`` committed its verdict, the verdict's exit status with a
+    ``stdout_failed`` error (``reason: interrupted``): "interrupted after commit", stdout may not
+    hold the verdict whole, the check is not to be repeated (red team 134, F03)."""
+    import signal
+    import threading
+
+    global _RUN
+    _RUN = _Run()
+    previous = None
+    if threading.current_thread() is threading.main_thread() and \
+            signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        previous = signal.signal(signal.SIGINT, _RUN.on_sigint)
+    try:
+        return _main(argv)
+    except KeyboardInterrupt as exc:
+        if _RUN.code is not None:
+            _stdout_failed(exc, _RUN.accepted, _RUN.code, reason="interrupted")
+            return _RUN.code
+        _print_error(UsageError("interrupted (SIGINT) before anything was committed: nothing was written to the "
+                                "store", kind="interrupted"))
+        return EXIT_UNUSABLE
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -463,6 +631,10 @@ def main(argv: list[str] | None = None) -> int:
         # written, or, in a read-only directory, not even read: raised when it is opened, or by
         # check's first write, which SQLite rolled back
         _print_error(UsageError(str(exc), kind="read_only_store", field="--store"))
+        return EXIT_UNUSABLE
+    except (StoreSchemaError, StoreCorruptionError, StoreIOError, StoreBusyError, StoreClosedError) as exc:
+        # the store's own refusals name it, as read_only_store does (red team 134, F07)
+        _print_error(UsageError(str(exc), kind=type(exc).__name__, field="--store"))
         return EXIT_UNUSABLE
     except (UsageError, ProvgateError) as exc:
         _print_error(exc)

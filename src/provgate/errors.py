@@ -5,8 +5,30 @@ from __future__ import annotations
 from typing import Any
 
 
+def _rebuild(cls: type, args: tuple[Any, ...]) -> BaseException:
+    """An error of ``cls`` with ``args``, made without calling its ``__init__`` (whose
+    keyword-only fields pickle restores from the state instead)."""
+    exc = cls.__new__(cls)
+    exc.args = args
+    return exc
+
+
 class ProvgateError(Exception):
-    """Base class of every provgate error."""
+    """Base class of every provgate error. Every one round-trips through pickle with its fields
+    (a worker pool's worker raising one: red team 134, F04). BaseException's own pickling calls
+    ``cls(*args)``, which a class with required keyword-only fields refused (TypeError), and a
+    ProcessPoolExecutor then broke the whole pool; the fields are restored from the state."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        state = dict(self.__dict__)
+        if isinstance(self, ImportError):  # (name and path are ImportError's own, not in __dict__)
+            state.setdefault("name", self.name)
+            state.setdefault("path", self.path)
+        if isinstance(self, OSError):  # (as are OSError's: StoreIOError, StoreBusyError)
+            for key in ("errno", "strerror", "filename", "filename2"):
+                if getattr(self, key) is not None:
+                    state.setdefault(key, getattr(self, key))
+        return (_rebuild, (type(self), self.args), state or None)
 
 
 class InvalidHandleError(ProvgateError, ValueError):

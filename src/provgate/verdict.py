@@ -118,6 +118,60 @@ class Verdict:
             out["window"] = self.window.to_json()
         return out
 
+    @classmethod
+    def from_json(cls, obj: Any, path: str = "verdict") -> Verdict:
+        """The verdict of ``to_json()``'s object (red team 134, F10: there was no reader), checked
+        as :meth:`Violation.from_json` checks its own (an :class:`EditFormatError` naming
+        ``path.field``). ``to_json(include_window=True)`` round-trips: ``from_json(v.to_json(
+        include_window=True)).to_json(include_window=True)`` is that object again. What
+        ``to_json`` leaves out stays out: ``timings_ms`` are rounded to 4 decimals, and without
+        ``include_window`` (or with ``"window": null``, what ``provgate check --window`` prints
+        for a rejected edit) the window is empty. ``violations_by_invariant`` is derived from the
+        violations, and unknown fields are ignored."""
+        if not isinstance(obj, dict):
+            raise _invalid(path, f"expected an object, got {type_name(obj)}")
+
+        def field(name: str, types: tuple[type, ...], what: str, *, required: bool = True,
+                  nullable: bool = False, default: Any = None) -> Any:
+            if name not in obj:
+                if required:
+                    raise _invalid(f"{path}.{name}", "required field is missing")
+                return default
+            value = obj[name]
+            if value is None and nullable:
+                return None
+            if not isinstance(value, types) or (bool not in types and isinstance(value, bool)):
+                raise _invalid(f"{path}.{name}", f"expected {what}, got {type_name(value)}")
+            return value
+
+        accepted = field("accepted", (bool,), "a boolean")
+        classification = field("classification", (str,), "a string")
+        if classification not in CLASSIFICATIONS:
+            raise _invalid(f"{path}.classification",
+                           f"must be one of {', '.join(CLASSIFICATIONS)}, not {classification!r}")
+        operator = field("operator", (str,), "a string")
+        reclassified = field("reclassified", (bool,), "a boolean", required=False, default=False)
+        cycle = field("cycle", (int,), "an integer")
+        violations = tuple(Violation.from_json(v, f"{path}.violations[{i}]")
+                           for i, v in enumerate(field("violations", (list,), "an array")))
+        facts = field("facts", (dict,), "an object")
+        for key, n in facts.items():
+            if not isinstance(n, int) or isinstance(n, bool):
+                raise _invalid(f"{path}.facts.{key}", f"expected an integer, got {type_name(n)}")
+        retention = field("retention", (int, float), "a number or null", nullable=True)
+        timings = field("timings_ms", (dict,), "an object", required=False, default={})
+        for key, ms in timings.items():
+            if not isinstance(ms, (int, float)) or isinstance(ms, bool):
+                raise _invalid(f"{path}.timings_ms.{key}", f"expected a number, got {type_name(ms)}")
+        window = field("window", (list,), "an array of blocks or null", required=False, nullable=True)
+        return cls(accepted=accepted, classification=classification, operator=operator, violations=violations,
+                   facts=dict(facts), retention=None if retention is None else float(retention), cycle=cycle,
+                   timings_ms={k: float(v) for k, v in timings.items()},
+                   window=Window.from_json(window, f"{path}.window") if window is not None else Window(()),
+                   reclassified=reclassified,
+                   pre_digest=field("pre_digest", (str,), "a string", required=False, default=""),
+                   post_digest=field("post_digest", (str,), "a string", required=False, default=""))
+
     def summary(self) -> str:
         """One line for logs and error messages."""
         if self.accepted:

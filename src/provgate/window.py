@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -637,6 +638,57 @@ class Edit:
 # -- JSON text --------------------------------------------------------------------------------
 
 
+# Where a value JSON may not hold is: found only on the error path, by reading the document again
+# with the value replaced by this marker, and walking it (red team 134, F07: the error named no field)
+_FOUND = object()
+
+
+def _int_or_found(digits: str) -> Any:
+    try:
+        return int(digits)
+    except ValueError:
+        return _FOUND
+
+
+def _first_field(text: str, **hooks: Any) -> str | None:
+    """The path of the first value (or key) of the JSON ``text`` read with ``hooks`` that is the
+    marker, or a string holding ``hooks['marker']``; None when ``text`` is not read so (or the
+    marker is nowhere)."""
+    marker = hooks.pop("marker", None)
+    try:
+        document = json.loads(text, **hooks)
+    except (ValueError, RecursionError):
+        return None
+
+    def hit(value: Any) -> bool:
+        return value is _FOUND or (marker is not None and isinstance(value, str) and marker in value)
+
+    pending: list[tuple[str, Any]] = [("", document)]
+    while pending:  # (not recursive, as _repeated_keys)
+        path, value = pending.pop()
+        if hit(value):
+            return path or "(the document)"
+        if isinstance(value, dict):
+            if any(hit(key) for key in value):
+                return f"{path or '(the document)'} (a key)"
+            pending.extend((_member_path(path, key), item) for key, item in reversed(value.items()))
+        elif isinstance(value, list):
+            pending.extend((f"{path}[{i}]", item) for i, item in reversed(list(enumerate(value))))
+    return None
+
+
+def _invalid_utf8_field(data: bytes) -> str | None:
+    """The field whose string holds the input's first byte that is not UTF-8: the bytes are read
+    with each such byte as a marker no valid input holds (a lone surrogate of surrogateescape,
+    which a JSON text has only as a ``\\u`` escape, never as itself)."""
+    text = data.decode("utf-8", "surrogateescape")
+    marker = "\ue000\ufdd0\ue001"
+    while marker in text:
+        marker += "\ue002"
+    text = re.sub("[\udc80-\udcff]", marker, text)
+    return _first_field(text, marker=marker)
+
+
 def _reject_constant(name: str) -> Any:
     raise EditFormatError(f"JSON contains {name}, which is not valid JSON", field=None)
 
@@ -672,7 +724,9 @@ def loads_json(data: str | bytes) -> Any:
         try:
             data = bytes(data).decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise EditFormatError(f"input is not valid UTF-8 (byte {exc.start})", field=None) from None
+            field = _invalid_utf8_field(bytes(data))
+            raise EditFormatError(f"{field + ': ' if field else ''}input is not valid UTF-8 (byte {exc.start})",
+                                  field=field) from None
     # The hook sees an object before its parents exist, so it cannot tell where the object is:
     # it notes the object (held, so that its id is not reused), and the path is found once the
     # document is whole (red team 83, F09: the error named the key only, "text", not where it was)
@@ -691,10 +745,17 @@ def loads_json(data: str | bytes) -> Any:
         raise EditFormatError(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", field=None) from None
     except RecursionError:
         raise EditFormatError("invalid JSON: nested too deeply", field=None) from None
-    except EditFormatError:
+    except EditFormatError as exc:
+        if exc.field is None and str(exc).startswith("JSON contains "):  # NaN, Infinity, -Infinity
+            field = _first_field(data, parse_constant=lambda name: _FOUND)
+            if field is not None:
+                raise EditFormatError(f"{field}: {exc}", field=field) from None
         raise
-    except ValueError as exc:  # e.g. an integer literal beyond Python's digit limit
-        raise EditFormatError(f"invalid JSON: {exc}", field=None) from None
+    except ValueError as exc:  # an integer literal beyond Python's digit limit (int_max_str_digits)
+        field = _first_field(data, parse_int=_int_or_found)
+        what = (f"an integer of more than {sys.get_int_max_str_digits()} digits, more than is read"
+                if "digits" in str(exc) else str(exc))  # (not Python's advice to raise its limit)
+        raise EditFormatError(f"{field + ': ' if field else ''}invalid JSON: {what}", field=field) from None
     if repeated:
         path, key = next(_repeated_keys(document, repeated))
         raise _fail(path, f"JSON object has the key {key!r} twice; which one is meant is ambiguous")
