@@ -345,6 +345,16 @@ class SourceStore:
         self._opened_read_only = read_only
         self._path = self._resolve_path(path, create=not read_only)
         self._memory = self._path == MEMORY
+        # Made absolute once, here: every later connection (another thread's, a forked child's)
+        # opens this file, whatever the working directory is then. Resolved again at each
+        # connect, a relative path sent a thread's put into another directory's store after an
+        # os.chdir (red team 134, F13)
+        self._file = self._path if self._memory else os.path.abspath(self._path)
+        self._uri = (self._path if self._memory else
+                     Path(self._file).as_uri() + ("?mode=ro" if read_only else ""))
+        # (st_dev, st_ino) of the file when it was opened: a later connection, and every write's
+        # commit, checks that the path still names that file (red team 134, F05, F13)
+        self._identity: tuple[int, int] | None = None
         self._closed = False
         self._schema_ready = False
         # what the file holds: a store opened read-only keeps an older version as it is
@@ -368,6 +378,7 @@ class SourceStore:
             opened = self._memory_conn
         else:
             opened = self._connection()  # open now, so a bad path or a foreign file fails here
+            self._identity = self._file_identity()
         self._row_bytes_limit = opened.raw.getlimit(sqlite3.SQLITE_LIMIT_LENGTH)
         # the reads of a source row's kind and ts check the row's checksum (schema 3); a store of
         # an older schema opened read-only has none, and is read as it is
@@ -1549,8 +1560,7 @@ class SourceStore:
                 # it is, a path beginning "file:" was read by SQLite as a URI (built with
                 # SQLITE_USE_URI, uri=False does not stop it), so "file:notes.sqlite3" wrote
                 # notes.sqlite3 and its query reached SQLite (red team 122, F10)
-                self._path if self._memory else
-                Path(os.path.abspath(self._path)).as_uri() + ("?mode=ro" if read_only_file else ""),
+                self._uri,
                 timeout=self._busy_timeout,
                 isolation_level=None,  # we issue BEGIN/COMMIT ourselves
                 check_same_thread=False,  # close() may run on another thread; use stays per thread
@@ -1558,6 +1568,12 @@ class SourceStore:
             )
         except sqlite3.Error as exc:
             raise self._translate_open(exc) from exc
+        if self._identity is not None:
+            try:
+                self._check_same_file()  # a thread's or a forked child's connection
+            except BaseException:
+                raw.close()
+                raise
         try:
             raw.execute("PRAGMA foreign_keys = ON")
             raw.execute("PRAGMA trusted_schema = OFF")
@@ -1599,8 +1615,8 @@ class SourceStore:
         directory this process cannot write is :class:`StoreReadOnlyError`."""
         code = getattr(exc, "sqlite_errorcode", None)
         if isinstance(code, int) and code & 0xFF == _SQLITE_CANTOPEN:
-            directory = os.path.dirname(os.path.abspath(self._path))
-            if not os.path.lexists(self._path) and not _writable(directory):
+            directory = os.path.dirname(self._file)
+            if not os.path.lexists(self._file) and not _writable(directory):
                 return StoreReadOnlyError(
                     f"cannot create the store {self._path!r}: its directory {directory!r} is read-only to this "
                     f"process; a store needs write access to its directory ({exc})",
@@ -1618,7 +1634,7 @@ class SourceStore:
         """The StoreReadOnlyError for an SQLITE_READONLY error (any extended code)."""
         code = getattr(exc, "sqlite_errorcode", None)
         if code in (_SQLITE_READONLY_DIRECTORY, _SQLITE_READONLY_CANTINIT):
-            directory = os.path.dirname(os.path.abspath(self._path))
+            directory = os.path.dirname(self._file)
             return StoreReadOnlyError(
                 f"store {self._path!r} cannot be read or written: its directory {directory!r} is read-only to this "
                 "process (or its -shm file is), and SQLite must create and write the store's -wal and -shm files "
@@ -1812,7 +1828,12 @@ class SourceStore:
         with self._using(writing=True) as raw:
             if raw is self._outer_transaction:
                 return self._savepoint(raw, fn)
-            return self._retrying(lambda: self._transaction(raw, fn))
+            def checked(conn: sqlite3.Connection) -> T:
+                result = fn(conn)
+                self._check_same_file()  # before the COMMIT: nothing acknowledged into a lost file
+                return result
+
+            return self._retrying(lambda: self._transaction(raw, checked))
 
     @contextmanager
     def _one_transaction(self) -> Iterator[None]:
@@ -1837,6 +1858,7 @@ class SourceStore:
                 yield
                 if not raw.in_transaction:  # (rolled back by SQLite on an error the caller went past)
                     raise self._rolled_back()
+                self._check_same_file()
                 raw.execute("COMMIT")
             except BaseException:
                 _roll_back(raw)
@@ -1867,6 +1889,30 @@ class SourceStore:
             raise
         raw.execute("RELEASE provgate_write")
         return result
+
+    def _file_identity(self) -> tuple[int, int] | None:
+        """(st_dev, st_ino) of the file the path names now; None when there is none."""
+        try:
+            st = os.stat(self._file)
+        except OSError:
+            return None
+        return (st.st_dev, st.st_ino)
+
+    def _check_same_file(self) -> None:
+        """Raise StoreIOError unless the path still names the file this store opened. SQLite
+        goes on writing to an open file that was deleted, renamed or replaced, and a commit
+        would be acknowledged into a file nobody can open again (red team 134, F05). One
+        stat() per write transaction; called before its COMMIT, so nothing is acknowledged."""
+        if self._identity is None or self._memory:
+            return
+        now = self._file_identity()
+        if now != self._identity:
+            what = "deleted or renamed" if now is None else "replaced by another file"
+            where = "" if self._file == self._path else f" ({self._file})"
+            raise StoreIOError(
+                f"store {self._path!r}{where} was {what} while it was open: nothing more is written "
+                "to it, since writes would go to a file nobody can open again; nothing of this write was "
+                "stored; open the store again", path=self._path, code="SQLITE_READONLY_DBMOVED")
 
     @staticmethod
     def _transaction(raw: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
