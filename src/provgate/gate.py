@@ -2274,6 +2274,7 @@ class Gate:
         kinds = kinds or {}
         limit = self.store.max_content_bytes
         new: dict[str, bytes] = {}
+        held: list[str] = []
         for handle, text in sources.items():
             field = f"sources[{handle!r}]"
             try:
@@ -2295,6 +2296,14 @@ class Gate:
                 raise EditFormatError(
                     f"{field}.kind: the store already holds this source with kind {stored!r}, not {kinds[handle]!r}; a "
                     "source's kind is its first put's and cannot change", field=f"{field}.kind")
+            else:
+                held.append(handle)
+        if held:
+            # A source the store holds already is acknowledged by the bytes on disk, as a repeated
+            # put is (SourceStore._insert_source): they are read and hashed again, and damaged ones
+            # raise StoreCorruptionError naming the handle. Compared by digest only, an inline
+            # source was acknowledged onto a damaged stored copy (red team 134, F01).
+            self.store.get_bytes_many(held)
         if new:
             own = {h: kinds[h] for h in new if h in kinds}
             if own:
