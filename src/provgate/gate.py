@@ -1702,8 +1702,9 @@ class Gate:
         # newest record it holds (a gate writes only when the head is the one it holds, so the
         # records after it are all another writer's). A check first brings the state up to
         # date (_catch_up) when the token moved and the head with it; a SourceStore's only (the
-        # CLI's staged store reads the head itself, red team 124/127).
-        self._tracks = type(store) is SourceStore
+        # CLI's staged store reads the head itself, red team 124/127, and says so: any other
+        # subclass syncs, red team 134, F16).
+        self._tracks = store._gate_syncs_session is True
         self._synced: tuple[Any, int, int] | None = None
         self._known: tuple[int, int] = (0, 0)
         self._applied = 0

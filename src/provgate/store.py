@@ -312,6 +312,13 @@ class SourceStore:
 
     # the connection of an open _one_transaction, whose writes are savepoints of it
     _outer_transaction: sqlite3.Connection | None = None
+    # A Gate over this store brings its session up to date with the records other writers added
+    # (Gate._catch_up) and writes its record only on the head it holds. A store whose writes
+    # wait for a commit (the CLI's StagedStore, which reads the head itself) says False. Asked
+    # by this attribute, not by the exact type: a subclass (a store with metrics or logging)
+    # never caught up, and a pinned turn rewritten by another worker was accepted (red team
+    # 134, F16).
+    _gate_syncs_session = True
 
     def __init__(
         self,
