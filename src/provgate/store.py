@@ -577,6 +577,12 @@ class SourceStore:
                 if row[4] != kind and DERIVED_KIND in (row[4], kind):
                     _refuse_kind_change(handle, row[4], kind)
                 return digest
+            # a digest column damaged into another well-formed digest is corruption too, not a
+            # conflict whose advice (a new handle) leaves the damage unnoticed (red team 134, F06):
+            # the row must match its checksum and name content the store holds
+            if self._row_digests:
+                _check_row(handle, row[5], row[1], row[4], row[6], row[7])
+            _source_digest(handle, row[1], row[2])
             raise HandleConflictError(
                 f"handle {handle!r} already holds {row[1]}; refusing different content {digest} "
                 "(handles are immutable: put the new content under a new handle)"
