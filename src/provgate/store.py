@@ -1669,10 +1669,40 @@ class SourceStore:
             return StoreReadOnlyError(
                 f"store {self._path!r} was moved, replaced or deleted while it was open, so SQLite refuses to write "
                 f"to it; open the store again ({exc})", path=self._path)
+        stray = self._unwritable_wal_files()
+        if stray:
+            # the file is writable, its -wal/-shm are not: another user's read-only open (provgate
+            # report or verify) created them, and SQLite keeps them (red team 134, F02)
+            return StoreReadOnlyError(
+                f"store {self._path!r} cannot be written by this process: the file is writable by it, but "
+                f"not {stray}, which SQLite must write to write the store; another user's process that read the "
+                "store (provgate report or verify, a read-only open) creates these files and leaves them: remove "
+                "them while no process has the store open, or give this user write access to them "
+                f"({exc})", path=self._path)
         return StoreReadOnlyError(
             f"store {self._path!r} is read-only to this process (the file is not writable by it, or its file "
             f"system is mounted read-only): {needing} needs write access to the file ({exc})",
             path=self._path)
+
+    def _unwritable_wal_files(self) -> str:
+        """When the store file is writable by this process and its ``-wal``/``-shm`` (beside
+        the file a symlink leads to) are not: those files, with their owners; else ""."""
+        if self._memory:
+            return ""
+        effective = os.access in os.supports_effective_ids
+        real = os.path.realpath(self._file)
+        try:
+            if not os.access(real, os.W_OK, effective_ids=effective):
+                return ""
+            found = []
+            for suffix in ("-wal", "-shm"):
+                name = real + suffix
+                if os.path.exists(name) and not os.access(name, os.W_OK, effective_ids=effective):
+                    st = os.stat(name)
+                    found.append(f"{name!r} (owner uid {st.st_uid}, mode {stat.S_IMODE(st.st_mode):04o})")
+        except OSError:
+            return ""
+        return " and ".join(found)
 
     def _check_is_ours(self, conn: sqlite3.Connection) -> bool:
         """Whether the file already holds the current schema; raise if it is not a provgate
