@@ -1057,6 +1057,13 @@ class SourceStore:
                     f"audit record names session {record['session'][:80]!r} and holds {reserved}: a gate session's "
                     "resume follows those keys, so only a Gate writes them; name no session, or use other keys",
                     argument=f"{path}.{reserved[0]}")
+        if not gate and record.get("session") == "all":
+            # the report's word for every session: Gate and the CLI refuse it as a session name
+            # (red team 122, F08), and a record filed under it could not be reported alone (red
+            # team 134, F09). Records an older version wrote under it stay readable.
+            raise InvalidArgumentError(
+                "audit record names session 'all', which is reserved: the session report reads it as every "
+                "session; choose another name", argument=f"{path}.session")
         if len(data) > self._max_content_bytes:
             raise LimitExceededError(
                 f"audit record is {len(data)} bytes as JSON; the limit is {self._max_content_bytes}"
@@ -2470,7 +2477,17 @@ def _check_ts(ts: Any) -> float | None:
         raise InvalidArgumentError(f"ts {ts!r} does not fit in a float", argument="ts") from None
     if not math.isfinite(value):
         raise InvalidArgumentError(f"ts must be finite, got {ts!r}", argument="ts")
+    if (abs(int.__int__(ts)) if isinstance(ts, int) else abs(value)) > _MAX_TS:
+        # as a block's ts (docs/format.md, red team 49, F05): beyond it a float no longer holds
+        # every integer, and two reads 1 ns apart (time.time_ns()) were stored with one ts
+        # (red team 134, F09); compared as given, since an int beyond may round to 2**53
+        raise InvalidArgumentError(f"ts {ts!r} is beyond +-2**53 ({_MAX_TS}), where a float no longer holds every "
+                                   "integer; give seconds (time.time()), not nanoseconds", argument="ts")
     return value
+
+
+# the largest |ts| of a source (window.MAX_TS, a block's)
+_MAX_TS = 2**53
 
 
 def _check_short_text(value: Any, name: str, max_bytes: int, *, optional: bool) -> str | None:
