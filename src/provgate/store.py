@@ -1635,7 +1635,17 @@ class SourceStore:
         directory this process cannot write is :class:`StoreReadOnlyError`."""
         code = getattr(exc, "sqlite_errorcode", None)
         if isinstance(code, int) and code & 0xFF == _SQLITE_CANTOPEN:
-            directory = os.path.dirname(self._file)
+            # (beside the file a symlink leads to, where SQLite makes the -wal and -shm: red team
+            # 134, F12)
+            directory = os.path.dirname(os.path.realpath(self._file))
+            if _read_only_mount(directory):
+                # the -wal/-shm cannot be created on a read-only file system (red team 134, F15:
+                # it was "cannot open the store file")
+                return StoreReadOnlyError(
+                    f"store {self._path!r} cannot be opened: its file system (at {directory!r}) is mounted "
+                    "read-only, and SQLite must create the store's -wal and -shm files beside it to use a WAL "
+                    f"store at all, even to read it; remount it read-write, or copy the store elsewhere ({exc})",
+                    path=self._path, directory=True)
             if not os.path.lexists(self._file) and not _writable(directory):
                 return StoreReadOnlyError(
                     f"cannot create the store {self._path!r}: its directory {directory!r} is read-only to this "
@@ -1654,7 +1664,8 @@ class SourceStore:
         """The StoreReadOnlyError for an SQLITE_READONLY error (any extended code)."""
         code = getattr(exc, "sqlite_errorcode", None)
         if code in (_SQLITE_READONLY_DIRECTORY, _SQLITE_READONLY_CANTINIT):
-            directory = os.path.dirname(self._file)
+            # (the directory SQLite writes in: the symlink's target's, red team 134, F12)
+            directory = os.path.dirname(os.path.realpath(self._file))
             return StoreReadOnlyError(
                 f"store {self._path!r} cannot be read or written: its directory {directory!r} is read-only to this "
                 "process (or its -shm file is), and SQLite must create and write the store's -wal and -shm files "
@@ -2441,6 +2452,14 @@ def _primary_code(exc: sqlite3.Error) -> int | None:
     """SQLite's primary result code of an error (its extended code's low byte), if known."""
     code = getattr(exc, "sqlite_errorcode", None)
     return code & 0xFF if isinstance(code, int) else None
+
+
+def _read_only_mount(directory: str) -> bool:
+    """Whether ``directory`` is on a file system mounted read-only."""
+    try:
+        return bool(os.statvfs(directory).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):
+        return False
 
 
 def _writable(directory: str) -> bool:
