@@ -44,3 +44,20 @@ def test_honest_control_other_session_names_are_filed():
     with SourceStore(":memory:") as s:
         seqs = [s.append_audit({"session": name}) for name in ("All", "all-agents", "S")]
         assert [r["session"] for _, r in s.iter_audit()] == ["All", "all-agents", "S"] and len(seqs) == 3
+
+
+def test_a_pointer_label_with_a_lone_surrogate_is_refused():
+    import json
+
+    from provgate import Pointer
+    from provgate.errors import PointerFormatError
+
+    with SourceStore(":memory:") as s:
+        s.put("tool:a", "retries=3\n")
+        j = s.pointer("tool:a", 0, 7).to_json()
+    with pytest.raises(PointerFormatError) as info:
+        Pointer.from_json(dict(j, label="doc\udc80"))
+    assert info.value.field == "label"
+    # honest control: a label of any valid text is kept, and its JSON writes as UTF-8
+    p = Pointer.from_json(dict(j, label="doc_7#L120-140 ü 𝄞"))
+    assert json.dumps(p.to_json(), ensure_ascii=False).encode("utf-8") and p.label == "doc_7#L120-140 ü 𝄞"
