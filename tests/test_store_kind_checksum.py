@@ -209,9 +209,14 @@ def test_rows_swapping_their_kinds_are_refused(store_path):
 
 @pytest.mark.parametrize("ts", [None, 0.0, -0.0, 5e-324, -1.7976931348623157e308, 1.7976931348623157e308,
                                 2.0**53, 2.0**63, -(2.0**63), 1763000000, 1763000000123.5, 0.1, -2.5])
-def test_every_stamp_round_trips_through_its_checksum(store_path, ts):
+def test_every_stamp_round_trips_through_its_checksum(store_path, ts, monkeypatch):
     # what a put hashes is what a read of the stored row hashes (SQLite keeps -0.0 as 0, and an
     # integral REAL as an integer it reads back as a float)
+    if ts is not None and abs(ts) > 2**53:
+        # a put refuses these now (red team 134, F09); rows an older version wrote hold them
+        import provgate.store as store_mod
+
+        monkeypatch.setattr(store_mod, "_MAX_TS", math.inf)
     with SourceStore(store_path) as s:
         s.put("tool:a", "A\n", kind="k ü 𝄞", ts=ts)
         s.put_many({"tool:b": "B\n", "tool:c": "C\n"}, ts=ts)

@@ -95,6 +95,8 @@ class StagedStore(SourceStore):
 
     __slots__ = ("_asked", "_basis", "_calls", "_contents_asked", "_names_asked", "_opaque", "_staged",
                  "_staged_base")
+    # (the check reads the session's head itself, and answers_hold compares it before the commit)
+    _gate_syncs_session = False
 
     def __init__(self, store: SourceStore, basis: int | None = None) -> None:
         """``basis``: the newest stored source's number before the check began

@@ -1705,8 +1705,9 @@ class Gate:
         # newest record it holds (a gate writes only when the head is the one it holds, so the
         # records after it are all another writer's). A check first brings the state up to
         # date (_catch_up) when the token moved and the head with it; a SourceStore's only (the
-        # CLI's staged store reads the head itself, red team 124/127).
-        self._tracks = type(store) is SourceStore
+        # CLI's staged store reads the head itself, red team 124/127, and says so: any other
+        # subclass syncs, red team 134, F16).
+        self._tracks = store._gate_syncs_session is True
         self._synced: tuple[Any, int, int] | None = None
         self._known: tuple[int, int] = (0, 0)
         self._applied = 0
@@ -2277,6 +2278,7 @@ class Gate:
         kinds = kinds or {}
         limit = self.store.max_content_bytes
         new: dict[str, bytes] = {}
+        held: list[str] = []
         for handle, text in sources.items():
             field = f"sources[{handle!r}]"
             try:
@@ -2298,6 +2300,14 @@ class Gate:
                 raise EditFormatError(
                     f"{field}.kind: the store already holds this source with kind {stored!r}, not {kinds[handle]!r}; a "
                     "source's kind is its first put's and cannot change", field=f"{field}.kind")
+            else:
+                held.append(handle)
+        if held:
+            # A source the store holds already is acknowledged by the bytes on disk, as a repeated
+            # put is (SourceStore._insert_source): they are read and hashed again, and damaged ones
+            # raise StoreCorruptionError naming the handle. Compared by digest only, an inline
+            # source was acknowledged onto a damaged stored copy (red team 134, F01).
+            self.store.get_bytes_many(held)
         if new:
             own = {h: kinds[h] for h in new if h in kinds}
             if own:

@@ -105,6 +105,14 @@ class Pointer:
                     f"pointer field 'label' is {len(self.label)} characters long; the limit is {MAX_LABEL_CHARS}",
                     field="label",
                 )
+            try:
+                self.label.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                # as every other text field of a pointer: its JSON could not be written as UTF-8
+                # (red team 134, F09)
+                raise PointerFormatError(
+                    f"pointer field 'label' contains a lone surrogate U+{ord(self.label[exc.start]):04X} at index "
+                    f"{exc.start}; a label must be valid Unicode (UTF-8)", field="label") from None
         if not isinstance(self.nominal, bool):
             raise PointerFormatError(
                 f"pointer field 'nominal' must be a bool, not {type(self.nominal).__name__}", field="nominal"

@@ -312,6 +312,13 @@ class SourceStore:
 
     # the connection of an open _one_transaction, whose writes are savepoints of it
     _outer_transaction: sqlite3.Connection | None = None
+    # A Gate over this store brings its session up to date with the records other writers added
+    # (Gate._catch_up) and writes its record only on the head it holds. A store whose writes
+    # wait for a commit (the CLI's StagedStore, which reads the head itself) says False. Asked
+    # by this attribute, not by the exact type: a subclass (a store with metrics or logging)
+    # never caught up, and a pinned turn rewritten by another worker was accepted (red team
+    # 134, F16).
+    _gate_syncs_session = True
 
     def __init__(
         self,
@@ -345,6 +352,16 @@ class SourceStore:
         self._opened_read_only = read_only
         self._path = self._resolve_path(path, create=not read_only)
         self._memory = self._path == MEMORY
+        # Made absolute once, here: every later connection (another thread's, a forked child's)
+        # opens this file, whatever the working directory is then. Resolved again at each
+        # connect, a relative path sent a thread's put into another directory's store after an
+        # os.chdir (red team 134, F13)
+        self._file = self._path if self._memory else os.path.abspath(self._path)
+        self._uri = (self._path if self._memory else
+                     Path(self._file).as_uri() + ("?mode=ro" if read_only else ""))
+        # (st_dev, st_ino) of the file when it was opened: a later connection, and every write's
+        # commit, checks that the path still names that file (red team 134, F05, F13)
+        self._identity: tuple[int, int] | None = None
         self._closed = False
         self._schema_ready = False
         # what the file holds: a store opened read-only keeps an older version as it is
@@ -368,6 +385,7 @@ class SourceStore:
             opened = self._memory_conn
         else:
             opened = self._connection()  # open now, so a bad path or a foreign file fails here
+            self._identity = self._file_identity()
         self._row_bytes_limit = opened.raw.getlimit(sqlite3.SQLITE_LIMIT_LENGTH)
         # the reads of a source row's kind and ts check the row's checksum (schema 3); a store of
         # an older schema opened read-only has none, and is read as it is
@@ -559,6 +577,12 @@ class SourceStore:
                 if row[4] != kind and DERIVED_KIND in (row[4], kind):
                     _refuse_kind_change(handle, row[4], kind)
                 return digest
+            # a digest column damaged into another well-formed digest is corruption too, not a
+            # conflict whose advice (a new handle) leaves the damage unnoticed (red team 134, F06):
+            # the row must match its checksum and name content the store holds
+            if self._row_digests:
+                _check_row(handle, row[5], row[1], row[4], row[6], row[7])
+            _source_digest(handle, row[1], row[2])
             raise HandleConflictError(
                 f"handle {handle!r} already holds {row[1]}; refusing different content {digest} "
                 "(handles are immutable: put the new content under a new handle)"
@@ -1033,6 +1057,13 @@ class SourceStore:
                     f"audit record names session {record['session'][:80]!r} and holds {reserved}: a gate session's "
                     "resume follows those keys, so only a Gate writes them; name no session, or use other keys",
                     argument=f"{path}.{reserved[0]}")
+        if not gate and record.get("session") == "all":
+            # the report's word for every session: Gate and the CLI refuse it as a session name
+            # (red team 122, F08), and a record filed under it could not be reported alone (red
+            # team 134, F09). Records an older version wrote under it stay readable.
+            raise InvalidArgumentError(
+                "audit record names session 'all', which is reserved: the session report reads it as every "
+                "session; choose another name", argument=f"{path}.session")
         if len(data) > self._max_content_bytes:
             raise LimitExceededError(
                 f"audit record is {len(data)} bytes as JSON; the limit is {self._max_content_bytes}"
@@ -1549,8 +1580,7 @@ class SourceStore:
                 # it is, a path beginning "file:" was read by SQLite as a URI (built with
                 # SQLITE_USE_URI, uri=False does not stop it), so "file:notes.sqlite3" wrote
                 # notes.sqlite3 and its query reached SQLite (red team 122, F10)
-                self._path if self._memory else
-                Path(os.path.abspath(self._path)).as_uri() + ("?mode=ro" if read_only_file else ""),
+                self._uri,
                 timeout=self._busy_timeout,
                 isolation_level=None,  # we issue BEGIN/COMMIT ourselves
                 check_same_thread=False,  # close() may run on another thread; use stays per thread
@@ -1558,6 +1588,12 @@ class SourceStore:
             )
         except sqlite3.Error as exc:
             raise self._translate_open(exc) from exc
+        if self._identity is not None:
+            try:
+                self._check_same_file()  # a thread's or a forked child's connection
+            except BaseException:
+                raw.close()
+                raise
         try:
             raw.execute("PRAGMA foreign_keys = ON")
             raw.execute("PRAGMA trusted_schema = OFF")
@@ -1599,8 +1635,18 @@ class SourceStore:
         directory this process cannot write is :class:`StoreReadOnlyError`."""
         code = getattr(exc, "sqlite_errorcode", None)
         if isinstance(code, int) and code & 0xFF == _SQLITE_CANTOPEN:
-            directory = os.path.dirname(os.path.abspath(self._path))
-            if not os.path.lexists(self._path) and not _writable(directory):
+            # (beside the file a symlink leads to, where SQLite makes the -wal and -shm: red team
+            # 134, F12)
+            directory = os.path.dirname(os.path.realpath(self._file))
+            if _read_only_mount(directory):
+                # the -wal/-shm cannot be created on a read-only file system (red team 134, F15:
+                # it was "cannot open the store file")
+                return StoreReadOnlyError(
+                    f"store {self._path!r} cannot be opened: its file system (at {directory!r}) is mounted "
+                    "read-only, and SQLite must create the store's -wal and -shm files beside it to use a WAL "
+                    f"store at all, even to read it; remount it read-write, or copy the store elsewhere ({exc})",
+                    path=self._path, directory=True)
+            if not os.path.lexists(self._file) and not _writable(directory):
                 return StoreReadOnlyError(
                     f"cannot create the store {self._path!r}: its directory {directory!r} is read-only to this "
                     f"process; a store needs write access to its directory ({exc})",
@@ -1618,7 +1664,8 @@ class SourceStore:
         """The StoreReadOnlyError for an SQLITE_READONLY error (any extended code)."""
         code = getattr(exc, "sqlite_errorcode", None)
         if code in (_SQLITE_READONLY_DIRECTORY, _SQLITE_READONLY_CANTINIT):
-            directory = os.path.dirname(os.path.abspath(self._path))
+            # (the directory SQLite writes in: the symlink's target's, red team 134, F12)
+            directory = os.path.dirname(os.path.realpath(self._file))
             return StoreReadOnlyError(
                 f"store {self._path!r} cannot be read or written: its directory {directory!r} is read-only to this "
                 "process (or its -shm file is), and SQLite must create and write the store's -wal and -shm files "
@@ -1640,10 +1687,40 @@ class SourceStore:
             return StoreReadOnlyError(
                 f"store {self._path!r} was moved, replaced or deleted while it was open, so SQLite refuses to write "
                 f"to it; open the store again ({exc})", path=self._path)
+        stray = self._unwritable_wal_files()
+        if stray:
+            # the file is writable, its -wal/-shm are not: another user's read-only open (provgate
+            # report or verify) created them, and SQLite keeps them (red team 134, F02)
+            return StoreReadOnlyError(
+                f"store {self._path!r} cannot be written by this process: the file is writable by it, but "
+                f"not {stray}, which SQLite must write to write the store; another user's process that read the "
+                "store (provgate report or verify, a read-only open) creates these files and leaves them: remove "
+                "them while no process has the store open, or give this user write access to them "
+                f"({exc})", path=self._path)
         return StoreReadOnlyError(
             f"store {self._path!r} is read-only to this process (the file is not writable by it, or its file "
             f"system is mounted read-only): {needing} needs write access to the file ({exc})",
             path=self._path)
+
+    def _unwritable_wal_files(self) -> str:
+        """When the store file is writable by this process and its ``-wal``/``-shm`` (beside
+        the file a symlink leads to) are not: those files, with their owners; else ""."""
+        if self._memory:
+            return ""
+        effective = os.access in os.supports_effective_ids
+        real = os.path.realpath(self._file)
+        try:
+            if not os.access(real, os.W_OK, effective_ids=effective):
+                return ""
+            found = []
+            for suffix in ("-wal", "-shm"):
+                name = real + suffix
+                if os.path.exists(name) and not os.access(name, os.W_OK, effective_ids=effective):
+                    st = os.stat(name)
+                    found.append(f"{name!r} (owner uid {st.st_uid}, mode {stat.S_IMODE(st.st_mode):04o})")
+        except OSError:
+            return ""
+        return " and ".join(found)
 
     def _check_is_ours(self, conn: sqlite3.Connection) -> bool:
         """Whether the file already holds the current schema; raise if it is not a provgate
@@ -1812,7 +1889,12 @@ class SourceStore:
         with self._using(writing=True) as raw:
             if raw is self._outer_transaction:
                 return self._savepoint(raw, fn)
-            return self._retrying(lambda: self._transaction(raw, fn))
+            def checked(conn: sqlite3.Connection) -> T:
+                result = fn(conn)
+                self._check_same_file()  # before the COMMIT: nothing acknowledged into a lost file
+                return result
+
+            return self._retrying(lambda: self._transaction(raw, checked))
 
     @contextmanager
     def _one_transaction(self) -> Iterator[None]:
@@ -1837,6 +1919,7 @@ class SourceStore:
                 yield
                 if not raw.in_transaction:  # (rolled back by SQLite on an error the caller went past)
                     raise self._rolled_back()
+                self._check_same_file()
                 raw.execute("COMMIT")
             except BaseException:
                 _roll_back(raw)
@@ -1867,6 +1950,30 @@ class SourceStore:
             raise
         raw.execute("RELEASE provgate_write")
         return result
+
+    def _file_identity(self) -> tuple[int, int] | None:
+        """(st_dev, st_ino) of the file the path names now; None when there is none."""
+        try:
+            st = os.stat(self._file)
+        except OSError:
+            return None
+        return (st.st_dev, st.st_ino)
+
+    def _check_same_file(self) -> None:
+        """Raise StoreIOError unless the path still names the file this store opened. SQLite
+        goes on writing to an open file that was deleted, renamed or replaced, and a commit
+        would be acknowledged into a file nobody can open again (red team 134, F05). One
+        stat() per write transaction; called before its COMMIT, so nothing is acknowledged."""
+        if self._identity is None or self._memory:
+            return
+        now = self._file_identity()
+        if now != self._identity:
+            what = "deleted or renamed" if now is None else "replaced by another file"
+            where = "" if self._file == self._path else f" ({self._file})"
+            raise StoreIOError(
+                f"store {self._path!r}{where} was {what} while it was open: nothing more is written "
+                "to it, since writes would go to a file nobody can open again; nothing of this write was "
+                "stored; open the store again", path=self._path, code="SQLITE_READONLY_DBMOVED")
 
     @staticmethod
     def _transaction(raw: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
@@ -2347,6 +2454,14 @@ def _primary_code(exc: sqlite3.Error) -> int | None:
     return code & 0xFF if isinstance(code, int) else None
 
 
+def _read_only_mount(directory: str) -> bool:
+    """Whether ``directory`` is on a file system mounted read-only."""
+    try:
+        return bool(os.statvfs(directory).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):
+        return False
+
+
 def _writable(directory: str) -> bool:
     """Whether this process may create files in ``directory`` (by its effective ids)."""
     effective = os.access in os.supports_effective_ids
@@ -2381,7 +2496,17 @@ def _check_ts(ts: Any) -> float | None:
         raise InvalidArgumentError(f"ts {ts!r} does not fit in a float", argument="ts") from None
     if not math.isfinite(value):
         raise InvalidArgumentError(f"ts must be finite, got {ts!r}", argument="ts")
+    if (abs(int.__int__(ts)) if isinstance(ts, int) else abs(value)) > _MAX_TS:
+        # as a block's ts (docs/format.md, red team 49, F05): beyond it a float no longer holds
+        # every integer, and two reads 1 ns apart (time.time_ns()) were stored with one ts
+        # (red team 134, F09); compared as given, since an int beyond may round to 2**53
+        raise InvalidArgumentError(f"ts {ts!r} is beyond +-2**53 ({_MAX_TS}), where a float no longer holds every "
+                                   "integer; give seconds (time.time()), not nanoseconds", argument="ts")
     return value
+
+
+# the largest |ts| of a source (window.MAX_TS, a block's)
+_MAX_TS = 2**53
 
 
 def _check_short_text(value: Any, name: str, max_bytes: int, *, optional: bool) -> str | None:
