@@ -145,7 +145,7 @@ def test_a_summary_of_a_summary_of_the_older_read_left_alone_is_refused(tmp_path
     assert_accepted(gate.check(pre, [TURN, RESUMMARY, with_value], operator="summarize"), "lossy")
 
 
-def _many_files_session(n: int, turns_kept) -> tuple[Gate, list[dict], list[dict], list[str]]:
+def _many_files_session(n: int, turns_kept, texts: bool = False) -> tuple[Gate, list[dict], list[dict], list[str]]:
     """A gate that read n files twice each (the timeout changed), with a turn citing each newest
     read, then summarized every older read into ONE summary (each line citing its read); the
     windows before and after a prune of the newest reads on the record, keeping the turns
@@ -163,11 +163,16 @@ def _many_files_session(n: int, turns_kept) -> tuple[Gate, list[dict], list[dict
         newest.append(tool(f"f{i}b", f"tool:f{i}b", new, resource=f"file:svc{i}.conf", ts=5000.0 + i))
         turns.append(blk(f"a{i}", "assistant", f"svc{i}: timeout is now {1000 + i} [src:f{i}b].\n"))
     gate = Gate(store, session="S")
-    one = summary("s", "".join(f"svc{i} had timeout={30 + i} [src:f{i}a].\n" for i in range(n)),
-                  [f"tool:f{i}a" for i in range(n)])
+    sources = [f"tool:f{i}a" for i in range(n)]
+    if texts:  # (derived from the older reads' text handles)
+        sources = [block_text_handle(blake3(b["text"].encode()).digest()) for b in older]
+        for h, b in zip(sources, older):
+            store.put(h, b["text"], kind="window_block")
+    one = summary("s", "".join(f"svc{i} had timeout={30 + i} [src:f{i}a].\n" for i in range(n)), sources)
     pre = [user, *older, *(x for pair in zip(newest, turns) for x in pair)]
     window = [user, one, *(x for pair in zip(newest, turns) for x in pair)]
-    assert_accepted(gate.check(pre, window, operator="summarize", commit=True), "lossy")
+    assert_accepted(gate.check(pre, window, operator="summarize", commit=True,
+                               evicted=[f"tool:f{i}a" for i in range(n)] if texts else ()), "lossy")
     return gate, window, [user, one, *(t for i, t in enumerate(turns) if i in turns_kept)], \
         [f"tool:f{i}b" for i in range(n)]
 
@@ -252,3 +257,88 @@ def test_summaries_from_reads_text_handles_that_keep_the_newest_value_are_accept
     both = summary("sb", "The retries went from 3 to 4; timeout=30.\n", [older, newest])
     assert_accepted(gate.check([TURN, R1, R2], [TURN, both], operator="summarize",
                                evicted=["tool:r1", "tool:r2"]), "lossy")
+
+
+# red team 135: the read's text handle in other forms. F01: the text handle of the read's window
+# text, which differs from its stored bytes (a header the framework adds), once the reads are
+# logged and across cycles; F02: cited by a marker rather than derived from; F12: two hops, a
+# summary of the read's text handle re-summarized from its own text handle
+SHOWN_OLD = "# read at 12:00\n" + OLD
+
+
+def _shown_read(gate: Gate) -> dict:
+    return tool("r1", "tool:r1", SHOWN_OLD, resource=RES, ts=100.0)
+
+
+def test_a_summary_from_the_older_reads_window_text_handle_is_refused_once_the_reads_are_logged(tmp_path, incremental):
+    gate = session(tmp_path, incremental, False)
+    shown = _shown_read(gate)
+    handle = _text_handle(gate, SHOWN_OLD)
+    assert_accepted(gate.check([TURN, shown, R2], [TURN, shown, R2], operator="reorder", commit=True))
+    st = summary("st", "Earlier read: retries=3, timeout=30.\n", [handle])
+    verdict = gate.check([TURN, shown, R2], [TURN, st], operator="summarize", evicted=["tool:r1", "tool:r2"])
+    assert [(v.key, v.value) for v in verdict.violations if v.invariant == "I4"] == [("retries", "3")]
+    # the next cycle: made with the newest read kept (honest), then the newest read evicted
+    gate = session(tmp_path / "b", incremental, False) if (tmp_path / "b").mkdir() is None else None
+    shown = _shown_read(gate)
+    handle = _text_handle(gate, SHOWN_OLD)
+    st = summary("st", "Earlier read: retries=3, timeout=30.\n", [handle])
+    assert_accepted(gate.check([TURN, shown, R2], [TURN, st, R2], operator="summarize", evicted=["tool:r1"],
+                               commit=True), "lossy")
+    assert stale(gate.check([TURN, st, R2], [TURN, st], operator="evict", evicted=["tool:r2"])) == [("3", "tool:r2")]
+
+
+@pytest.mark.parametrize("name", ["block:", ""], ids=["block-name", "bare-hex"])
+def test_the_older_reads_text_handle_cited_by_a_marker_is_refused(tmp_path, incremental, name):
+    gate = session(tmp_path, incremental, False)
+    handle = _text_handle(gate, OLD)
+    cite = name + handle.removeprefix("block:")
+    st = summary("st", f"Earlier read: retries=3, timeout=30 [src:{cite}].\n", ["user:u"])
+    verdict = gate.check([TURN, R1, R2], [TURN, st], operator="summarize", evicted=["tool:r1", "tool:r2"])
+    assert ("retries", "3") in [(v.key, v.value) for v in verdict.violations if v.invariant == "I4"]
+
+
+@RESUMED
+@pytest.mark.parametrize("cited", [False, True], ids=["derived", "cited"])
+def test_a_summary_of_the_reads_text_handle_re_summarized_from_its_own_is_refused(tmp_path, incremental, resumed,
+                                                                                  cited):
+    # (in the edit that evicts the newest read, the first summary in its pre window: a summary of
+    # a summary no longer in the window is the documented limit)
+    gate = session(tmp_path, incremental, False)
+    s1 = summary("s1", "Earlier read: retries=3, timeout=30.\n", [_text_handle(gate, OLD)])
+    assert_accepted(gate.check([TURN, R1, R2], [TURN, s1, R2], operator="summarize", evicted=["tool:r1"],
+                               commit=True), "lossy")
+    if resumed:
+        gate = Gate(gate.store, session="S")
+        gate._incremental_left = incremental
+    own = _text_handle(gate, s1["text"])
+    ss = (summary("ss", f"Notes: retries=3 [src:{own}].\n", ["user:u"]) if cited
+          else summary("ss", "Notes: retries=3.\n", [own]))
+    verdict = gate.check([TURN, s1, R2], [TURN, ss], operator="summarize",
+                         evicted=["tool:r2", own, *s1["derived_from"]])
+    assert ("retries", "3") in [(v.key, v.value) for v in verdict.violations if v.invariant == "I4"]
+
+
+def test_one_summary_of_many_files_text_handles_is_weighed_in_linear_time(monkeypatch):
+    # red team 135, F03: with the summary deriving from the older reads' text handles, each
+    # file's weighing asked every text handle of post (410,240 look-ups at 640 files); the text
+    # handles are now found from the reads. Counted, not timed
+    import provgate.gate as gate_module
+
+    def run(n: int) -> tuple[bool, int]:
+        gate, pre, post, newest = _many_files_session(n, range(n), texts=True)
+        calls = [0]
+        real = gate_module._LeftLine.isdisjoint
+
+        def counted(self, other):
+            calls[0] += 1
+            return real(self, other)
+
+        monkeypatch.setattr(gate_module._LeftLine, "isdisjoint", counted)
+        verdict = gate.check(pre, post, operator="prune", evicted=newest)
+        monkeypatch.undo()
+        return verdict.accepted, calls[0]
+
+    (small_ok, small), (large_ok, large) = run(10), run(40)
+    assert small_ok and large_ok
+    assert large <= 4 * small + 40, (small, large)

@@ -835,6 +835,7 @@ class _Side:
         "_newest",
         "_norm_memo",
         "_positions",
+        "_read_texts",
         "_reads",
         "_summary_texts",
         "_text_counts",
@@ -876,6 +877,7 @@ class _Side:
         self._window_digest: str | None = None
         # a derived block's text handle -> what it derives from (summary_texts)
         self._summary_texts: dict[str, frozenset[str]] | None = None
+        self._read_texts: dict[str, list[str]] | None = None  # (read_texts)
         # the marker names the blocks cite (None: not gathered yet), and the names epoch of the
         # gate that gathered them at which each resolved to exactly one handle (-1: not so)
         self._names: frozenset[str] | None = None
@@ -1071,6 +1073,19 @@ class _Side:
                     out.update(block.derived_from)
             ix.handle_union = frozenset(out)
         return ix.handle_union
+
+    def read_texts(self) -> dict[str, list[str]]:
+        """The text handle of each read's window text -> the read's handles (a read shown with a
+        header its stored bytes lack is named by this text, not by its stored bytes)."""
+        found = self._read_texts
+        if found is None:
+            found = self._read_texts = {}
+            blocks, digests = self.blocks, self.digests
+            for positions in self.by_resource().values():
+                for i in positions:
+                    if blocks[i].handles:
+                        found.setdefault(BLOCK_HANDLE_PREFIX + digests[i][:16].hex(), []).extend(blocks[i].handles)
+        return found
 
     def block_handles(self) -> frozenset[str]:
         """The block text handles among :meth:`handle_union` (``block:`` and 32 hex digits),
@@ -1688,6 +1703,9 @@ class Gate:
         # (how many of _read_of's reads are indexed, the index, the reads not stored when
         # indexed: _logged_reads_by_text_handle)
         self._read_text_keys: tuple[int, dict[str, list[str]], set[str]] | None = None
+        # the window text handle of a logged read shown with other bytes than its stored ones ->
+        # those reads (as _log_reads saw them; a resumed gate knows only the stored bytes)
+        self._read_window_texts: dict[str, set[str]] = {}
         # per resource, the key=value facts of its logged reads, kept in step with the log
         # (_LogFacts): the rule on reads that left the window weighs them without reading every
         # logged read again (red team 41, 04). Made on a resource's first such check, fed by
@@ -2549,6 +2567,11 @@ class Gate:
                 self._read_names.update(names)
         if added:
             self._index_logged_reads(ask_store=False)
+        known = self._handle_digest
+        for text, handles in side.read_texts().items():
+            for h in handles:
+                if h in read_of and (d := known.get(h)) is not None and BLOCK_HANDLE_PREFIX + d[7:39] != text:
+                    self._read_window_texts.setdefault(text, set()).add(h)
         ix.reads_logged = True
         undo.shapes.append(ix)
         return added
@@ -3556,6 +3579,8 @@ class _Check:
         self._unkeyed_memo: dict[int, tuple[_Facts, set[tuple[int, int]]]] = {}  # (_unkeyed_of)
         self._kv_index_memo: dict[int, tuple[_Facts, _KvIndex | None]] = {}  # (_gather_left_values)
         self._text_reads: dict[str, frozenset[str]] | None = None  # (_text_handle_reads)
+        self._text_reads_memo: dict[str, frozenset[str]] = {}  # (_reads_of_text)
+        self._text_inverse: dict[str, set[str]] | None = None  # (_texts_of_reads)
         self._kept_summaries: dict[str, list[int]] | None = None  # (_with_kept_summaries)
         self._new_reads: dict[str, str] | None = None  # (the same, for the edges: _new_reads_filed)
         self._reads_before: dict[str, bool] = {}  # I4: _read_before, per resource
@@ -8650,15 +8675,20 @@ class _Check:
             citing.update(filter(_TEXT_HANDLE_NAME.fullmatch, names))
             for n in citing:
                 refs.update(self._targets(n))
-            # (a read's own text handle stands for the read: _text_handle_reads)
-            text_reads = self._text_handle_reads()
-            for h in list(_among(refs, text_reads)) if text_reads else ():
-                refs |= text_reads[h]
             # a summary stored under its block handle stands for what it derives from (red team
             # 12, z07: a summary derived from the block handle of a summary of the reads)
             through = self._through_block_handles(refs)
             for underlying in through.values():
                 refs |= underlying  # (every handle reached: the chain below each summary)
+            # and a read's own text handle stands for the read (_reads_of_text), derived from or
+            # cited by marker, or below a summary reached so (red team 135, F02, F12: a summary
+            # of the read's text handle re-summarized from its own)
+            texts = [h for h in refs if h.startswith(BLOCK_HANDLE_PREFIX)]
+            for h in texts:
+                reads = self._reads_of_text(h)
+                if reads:
+                    through[h] = through.get(h, frozenset()) | reads
+                    refs |= reads
             above = _above(through) if through else {}
             referred = {read_of[h] for h in refs.intersection(read_of)} | {unlogged[h] for h in refs.intersection(unlogged)}
             if dropped.keys() - referred:
@@ -9180,13 +9210,48 @@ class _Check:
         # cited the older read when it was the newest, is history, not a restatement: no more
         # than an uncited one)
         out.update(j for j, cites in self._changed_citations() if not handles.isdisjoint(cites))
-        text_reads = self._text_handle_reads()
-        if text_reads:
-            by_provenance = self.post.by_provenance()
-            for h, reads in text_reads.items():
-                if not handles.isdisjoint(reads):
+        # the blocks deriving from or citing a text handle of one of the reads (_reads_of_text),
+        # found from the reads (the handles asked are one resource's: red team 135, F03, each
+        # resource asked every text handle of post, quadratic in a summary of N files' texts)
+        inverse = self._texts_of_reads()
+        if inverse:
+            texts = {h for r in _among(handles, inverse) for h in inverse[r]}
+            if texts:
+                by_provenance = self.post.by_provenance()
+                for h in texts:
                     out.update(by_provenance.get(h, ()))
+                out.update(j for j, cites in self._changed_citations() if not texts.isdisjoint(cites))
         return sorted(out)
+
+    def _reads_of_text(self, handle: str) -> frozenset[str]:
+        """The reads whose bytes the block text handle ``handle`` names: the pre window's reads by
+        their window text, and the logged reads by their stored bytes and by the window text the
+        gate saw them in (a read shown with a header its stored bytes lack: red team 135, F01).
+        Once per handle and check."""
+        found = self._text_reads_memo.get(handle)
+        if found is None:
+            gate = self.gate
+            found = frozenset((*self.pre.read_texts().get(handle, ()),
+                               *gate._logged_reads_by_text_handle().get(handle, ()),
+                               *gate._read_window_texts.get(handle, ())))
+            self._text_reads_memo[handle] = found
+        return found
+
+    def _texts_of_reads(self) -> dict[str, set[str]]:
+        """read -> the text handles standing for it (:meth:`_reads_of_text`) among what post's
+        blocks derive from, carry, or the changed blocks cite: once per check."""
+        found = self._text_inverse
+        if found is None:
+            found = self._text_inverse = {}
+            for h, reads in self._text_handle_reads().items():
+                for r in reads:
+                    found.setdefault(r, set()).add(h)
+            for _, cites in self._changed_citations():
+                for h in cites:
+                    if h.startswith(BLOCK_HANDLE_PREFIX):
+                        for r in self._reads_of_text(h):
+                            found.setdefault(r, set()).add(h)
+        return found
 
     def _text_handle_reads(self) -> dict[str, frozenset[str]]:
         """Each block text handle a post block comes from (its handles or ``derived_from``) that
@@ -9202,20 +9267,10 @@ class _Check:
                 self._text_reads = {}
                 return self._text_reads
             gate = self.gate
-            logged = gate._logged_reads_by_text_handle()
-            made: dict[str, set[str]] = {h: set(logged[h]) for h in _among(logged, union)}
-            pre = self.pre
-            if not pre.ix.reads_logged:
-                # the pre window's reads the log does not hold yet, by their window text
-                read_of = gate._read_of
-                blocks, digests = pre.blocks, pre.digests
-                for positions in pre.by_resource().values():
-                    for i in positions:
-                        hs = blocks[i].handles
-                        if hs and (hs[0] not in read_of or (len(hs) > 1 and not all(h in read_of for h in hs))):
-                            text = BLOCK_HANDLE_PREFIX + digests[i][:16].hex()
-                            if text in union:
-                                made.setdefault(text, set()).update(hs)
+            made: dict[str, set[str]] = {}
+            for index in (gate._logged_reads_by_text_handle(), gate._read_window_texts, self.pre.read_texts()):
+                for h in _among(index, union):
+                    made.setdefault(h, set()).update(index[h])
             found = self._text_reads = {h: frozenset(reads) for h, reads in made.items()}
         return found
 
@@ -9278,9 +9333,7 @@ class _Check:
             refs = list(block.provenance)
             if block.derived and j in self.marked:
                 refs += self.cited(j)
-            text_reads = self._text_handle_reads()
-            if text_reads:
-                refs += [r for h in refs if h in text_reads for r in text_reads[h]]
+            refs += [r for h in refs if h.startswith(BLOCK_HANDLE_PREFIX) for r in self._reads_of_text(h)]
             for h in refs:
                 resource = read_of.get(h) or unlogged.get(h)
                 if resource is not None:
