@@ -3581,6 +3581,7 @@ class _Check:
         self._text_reads: dict[str, frozenset[str]] | None = None  # (_text_handle_reads)
         self._text_reads_memo: dict[str, frozenset[str]] = {}  # (_reads_of_text)
         self._text_inverse: dict[str, set[str]] | None = None  # (_texts_of_reads)
+        self._unlogged_filed: tuple[dict[str, str], frozenset[str]] | None = None  # (_unlogged_resources)
         self._kept_summaries: dict[str, list[int]] | None = None  # (_with_kept_summaries)
         self._new_reads: dict[str, str] | None = None  # (the same, for the edges: _new_reads_filed)
         self._reads_before: dict[str, bool] = {}  # I4: _read_before, per resource
@@ -8683,12 +8684,14 @@ class _Check:
             # and a read's own text handle stands for the read (_reads_of_text), derived from or
             # cited by marker, or below a summary reached so (red team 135, F02, F12: a summary
             # of the read's text handle re-summarized from its own)
-            texts = [h for h in refs if h.startswith(BLOCK_HANDLE_PREFIX)]
+            # (the reads' text handles looked up among them, not each of them tested: a
+            # summarize's summaries derive from dozens of turns' text handles)
+            texts = {h for index in (gate._logged_reads_by_text_handle(), gate._read_window_texts,
+                                     self.pre.read_texts()) for h in _among(index, refs)}
             for h in texts:
                 reads = self._reads_of_text(h)
-                if reads:
-                    through[h] = through.get(h, frozenset()) | reads
-                    refs |= reads
+                through[h] = through.get(h, frozenset()) | reads
+                refs |= reads
             above = _above(through) if through else {}
             referred = {read_of[h] for h in refs.intersection(read_of)} | {unlogged[h] for h in refs.intersection(unlogged)}
             if dropped.keys() - referred:
@@ -8823,6 +8826,15 @@ class _Check:
                    if (h := gate._text_source(post.digests[j], post_blocks[j])) is not None}
         return [(pre_blocks[i].resource, i) for i in reads  # type: ignore[misc]
                 if carried.isdisjoint(pre_blocks[i].handles)]
+
+    def _unlogged_resources(self) -> frozenset[str]:
+        """The resources the log files the pre window's new reads under (``_unlogged``'s
+        values), once per check: most resources a check weighs have one logged read and no new
+        one, and need no line (_LeftLine.of)."""
+        found = self._unlogged_filed
+        if found is None or found[0] is not self._unlogged:
+            found = self._unlogged_filed = (self._unlogged, frozenset(self._unlogged.values()))
+        return found[1]
 
     def _window_reads_filed(self, resource: str) -> list[tuple[str, float | None]]:
         """The pre window's reads of ``resource`` that the log files under it: not one it files
@@ -20448,6 +20460,8 @@ class _LeftLine:
         holds (the rebuilt path's first two returns)."""
         gate = check.gate
         logged = gate._read_log.get(resource, [])
+        if len(logged) < 2 and resource not in check._unlogged_resources():
+            return None  # (at most one logged read, and none of the pre window's new ones is filed here)
         read_of = gate._read_of
         pre = check.pre
         blocks = pre.blocks
