@@ -110,3 +110,64 @@ def test_pages_masked_in_turn_over_cycles(tmp_path, resumed):
     assert not gone.accepted and of(gone, "I2")
     assert_accepted(gate.check(window, [U, window[1], PH2], operator="prune", evicted=["tool:pg"]))
     assert_accepted(gate.check(window, [U, window[1]], operator="evict", evicted=["tool:pg"]))
+
+
+# Red team 135 F04: an output paged by byte count cuts a word or number at each page break. The page
+# is tested as a plain excerpt of its source (linear), not at token boundaries: _bounded_in restarted
+# its search after every occurrence that cut a number, so a periodic output's page cost O(page x
+# occurrences), and such an honest page could never leave on the record.
+def _periodic(n: int) -> tuple[str, int]:
+    """A periodic output of ~n bytes and a page break that cuts a number ("n=12|345")."""
+    text = "n=12345 " * (n // 8) + "\nretries=3\n"
+    return text, (len(text) // 2) // 8 * 8 + 4
+
+
+def _paged_check(text: str, cut: int, page1: str, post: str):
+    store = store_with({"tool:pg": text, "user:u": "go\n"})
+    q1, q2 = tool("q1", "tool:pg", page1), tool("q2", "tool:pg", text[cut:])
+    ph = blk("q1", "tool", "Old environment output: (1 lines omitted)\n")  # the page holds no newline
+    return Gate(store).check([U, q1, q2], [U, ph, q2] if post == "masked" else [U, q2],
+                             operator="prune", evicted=["tool:pg"])
+
+
+@pytest.mark.parametrize("post", ["masked", "removed"])
+def test_a_page_cut_mid_number_leaves_on_the_record(post):
+    text, cut = _periodic(4000)
+    assert text[cut - 1].isdigit() and text[cut].isdigit()  # the break cuts a number
+    assert_accepted(_paged_check(text, cut, text[:cut], post))
+    # a cut page the store does not hold (one value changed inside it): refused, its value named
+    lie = text[:cut - 44] + "n=12399 " + text[cut - 36:cut]
+    assert len(lie) == cut and lie.count("n=12399 ") == 1
+    v = _paged_check(text, cut, lie, post)
+    assert not v.accepted
+    assert "12399" in {x.value for x in of(v, "I2") if x.block == "q1"}
+
+
+class _CountingBytes(bytes):
+    """A stored source that counts the searches made in it."""
+    searches = 0
+
+    def find(self, *args):
+        type(self).searches += 1
+        return super().find(*args)
+
+    def __contains__(self, part):
+        type(self).searches += 1
+        return super().__contains__(part)
+
+
+@pytest.mark.parametrize("size", [8_000, 64_000])
+def test_a_periodic_page_is_searched_once_whatever_its_size(monkeypatch, size):
+    text, cut = _periodic(size)
+    real = Gate.source_bytes
+
+    def counting(self, handle):
+        data = real(self, handle)
+        return _CountingBytes(data) if handle == "tool:pg" else data
+
+    monkeypatch.setattr(Gate, "source_bytes", counting)
+    _CountingBytes.searches = 0
+    v = _paged_check(text, cut, text[:cut], "removed")
+    # one search of the source per check, not one per occurrence of the page (~size / 16 before)
+    assert 1 <= _CountingBytes.searches <= 2
+    assert_accepted(v)
