@@ -8690,8 +8690,10 @@ class _Check:
             # of the read's text handle re-summarized from its own)
             # (the reads' text handles looked up among them, not each of them tested: a
             # summarize's summaries derive from dozens of turns' text handles)
-            texts = {h for index in (gate._logged_reads_by_text_handle(), gate._read_window_texts,
-                                     self.pre.read_texts()) for h in _among(index, refs)}
+            indexes = [gate._logged_reads_by_text_handle(), gate._read_window_texts]
+            if any(h.startswith(BLOCK_HANDLE_PREFIX) for h in refs):
+                indexes.append(self.pre.read_texts())  # (made only where a block handle is among them)
+            texts = {h for index in indexes for h in _among(index, refs)}
             for h in texts:
                 reads = self._reads_of_text(h)
                 through[h] = through.get(h, frozenset()) | reads
