@@ -11635,7 +11635,8 @@ def _ground_abbreviations(tables: list[FactTable], sources: list[list[_Facts]], 
                 # (unless the name written just before it is one a source writes just before this
                 # version: "node 18.17.0" of "node v18.17.0" beside pip's "requests-2.31.0")
                 just = _NAME_JUST_BEFORE.search(table.data, max(0, start - _NAME_BEFORE_REACH), start)
-                if just is None or not found.written_before(just.group(1), value):
+                if (just is None or not found.written_before(just.group(1), value)) and not found.apart_version(
+                        table.data, start, value):
                     continue
             if named is not None:
                 keep[n] = False
@@ -11664,6 +11665,9 @@ _VERSION_TOKEN = re.compile(rb"(?:(?<![0-9A-Za-z.+-])[vV]?|(?<=[A-Za-z]-)|(?<=[A
 # a package's name glued to its version by "-" ("urllib3-2.0.7", "boto3-1.34.0-py3-none-any.whl")
 _NAME_GLUED_TO_VERSION = re.compile(rb"(?<![0-9A-Za-z_.-])([A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*+)-([0-9]++(?:\.[0-9]++)++)"
                                     rb"(?![0-9A-Za-z+]|[.-][0-9])")
+# the words a name stands before a version with ("requests version 18.17.0", "requests v 18.17.0"),
+# passed over looking for the name (:meth:`_AbbreviationSources.apart_version`)
+_VERSION_WORDS_BEFORE = frozenset((b"version", b"ver", b"release", b"rel", b"rev", b"tag", b"v"))
 # how far before a version a block's name of it is looked for (on its line)
 _NAME_BEFORE_REACH = 96
 # the name a block writes just before a version ("node 18.17.0", "node version 18.17.0",
@@ -11780,6 +11784,24 @@ class _AbbreviationSources:
         pattern = re.compile(rb"(?<![0-9A-Za-z_.-])" + re.escape(name) + rb"(?:[ \t]++(?:[Vv]ersion[ \t]++)?|==|@|:)"
                              rb"[vV]?" + re.escape(bare) + rb"(?![0-9A-Za-z+]|[.-][0-9])", re.IGNORECASE)
         return any(pattern.search(data) is not None for data in self._data)
+
+    def apart_version(self, data: bytes, start: int, value: bytes) -> bool:
+        """Is version ``value``, written at offset ``start`` of ``data`` after a name the sources
+        glue to other versions, one they write as a version apart from every glued name (the
+        ``v18.17.0`` that ``node --version`` prints on its own line), with the last name written
+        before it not a glued one (``node``, ``is at``, not ``requests (18.17.0)``)? Then it is no
+        swap of the glued names' versions, and is grounded as a version alone (red team 135, F07:
+        ``Installed requests 2.31.0 and node 18.17.0.`` was refused beside pip's ``requests-2.31.0``)."""
+        bare = value[1:] if value[:1] in b"vV" else value
+        glued = self._glued_names()[1]
+        if any(bare in versions for versions in glued.values()) or not self.holds(_KIND_NUMBER, bare):
+            return False
+        low = max(data.rfind(b"\n", 0, start) + 1, start - _NAME_BEFORE_REACH)
+        last = None
+        for m in _NAME_WORD.finditer(data, low, start):
+            if m.group().lower() not in _VERSION_WORDS_BEFORE:
+                last = m.group()
+        return last is None or _package_key(last) not in glued
 
     def glued_name(self, name: bytes) -> bool:
         """Do the sources glue ``name`` (as pip compares names) to a version?"""
