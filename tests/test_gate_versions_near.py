@@ -160,3 +160,39 @@ def test_a_version_no_source_writes_after_the_name_just_before_it_is_refused(tex
     verdict = _summarize_two(text)
     assert not verdict.accepted
     assert any(v.invariant == "I1" and v.value == value for v in verdict.violations), verdict.summary()
+
+
+# red team 135, F07: `node --version` prints its version alone on its line, no name before it
+NODE_VERSION = "$ node --version\nv18.17.0\n"
+
+
+def _summarize_version_line(text: str):
+    g = gate_for({"tool:c1": PIP_TWO, "tool:c2": NODE_VERSION})
+    s = {"id": "s", "role": "summary", "text": text, "derived": True, "derived_from": ["tool:c1", "tool:c2"]}
+    return g.check([tool("t1", "tool:c1", PIP_TWO), tool("t2", "tool:c2", NODE_VERSION)], [s], operator="summarize")
+
+
+@pytest.mark.parametrize("text", [
+    "Installed requests 2.31.0 and node 18.17.0.\n",
+    "Installed requests 2.31.0. Node is at 18.17.0.\n",
+    "Installed requests 2.31.0 on node v18.17.0.\n",
+])
+def test_a_version_its_sources_write_apart_from_every_glued_name_is_no_swap(text):
+    """A version the sources write as a version and glue to no name ("v18.17.0" of node
+    --version) is grounded after a glued name further back on the line: no glued name's version
+    was given to another."""
+    assert_accepted(_summarize_version_line(text))
+
+
+@pytest.mark.parametrize("text, value", [
+    ("Installed requests 2.31.0 and node 2.0.7.\n", "2.0.7"),  # (urllib3's, glued)
+    ("Installed requests (2.0.7).\n", "2.0.7"),
+    ("Installed requests 18.17.0.\n", "18.17.0"),  # (node's, given to the glued name just before it)
+    ("Installed requests (18.17.0).\n", "18.17.0"),
+    ("Installed requests version 18.17.0.\n", "18.17.0"),
+    ("Installed urllib3: 18.17.0.\n", "18.17.0"),
+])
+def test_a_version_apart_from_the_glued_names_given_to_one_of_them_is_refused(text, value):
+    verdict = _summarize_version_line(text)
+    assert not verdict.accepted
+    assert any(v.invariant == "I1" and v.value == value for v in verdict.violations), verdict.summary()

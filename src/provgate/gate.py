@@ -3709,6 +3709,7 @@ class _Check:
                 self._timed("I1", self._check_units_grounded)
                 self._timed("I1", self._check_pins_in_context)
                 self._timed("I1", self._check_versions_said)
+                self._timed("I1", self._check_versions_owned)
             self._timed("I1" if not lossless else "I2", self._check_requirements_with_extras)
             self._timed("I2", self._check_purity if lossless else self._check_reachability)
             if lossless:
@@ -4791,6 +4792,49 @@ class _Check:
                              block=block.id, key="number", value=number.decode(),
                              evidence={"word": word.decode(), "sources": list(dict.fromkeys(block.provenance + self.cited(j)))})
                 reported.add((block.id, number.decode()))
+
+    def _check_versions_owned(self) -> None:
+        """A derived block's version (two dots, or a ``v``) after a name its sources glue or pin to
+        versions (pip's ``requests-2.31.0``, a requirement's ``numpy==1.26.2``) is one of that
+        name's versions, by the rule :func:`_ground_abbreviations` reads a version its sources
+        hold in another form by (:meth:`_AbbreviationSources.version_owner`): a version the
+        sources hold verbatim was grounded by grounding alone, so versions swapped between pinned
+        names (``numpy 2.1.3 and pandas 1.26.2`` of ``numpy==1.26.2`` / ``pandas==2.1.3``), or
+        another tool's given to a glued name (``requests 3.11.4`` beside ``Python 3.11.4``), were
+        accepted (red team 135, F11). Read only for a derived block whose text holds such a
+        version (:data:`_VERSION_APART`), most edits' none."""
+        post_blocks = self.post.blocks
+        derived = sorted(j for j in set(self.changed + self.restated) if post_blocks[j].derived)
+        if not derived:
+            return
+        datas = [self.post_facts[j].table.data for j in derived]
+        if _VERSION_APART.search(b"\n".join(datas)) is None:
+            return
+        gate = self.gate
+        reported = {(v.block, v.value) for v in self.violations if v.invariant == "I1"}
+        for j, data in zip(derived, datas):
+            versions = [m for m in _VERSION_APART.finditer(data) if _IPV4_SHAPE.fullmatch(m.group(1)) is None]
+            if not versions:
+                continue
+            block = post_blocks[j]
+            handles = list(dict.fromkeys(block.provenance + self.cited(j)))
+            texts = [x for h in handles if (x := gate.source_facts(h)) is not None]
+            found = _AbbreviationSources([*texts, *(d for x in texts if (d := gate.read_facts(x)) is not x)])
+            for m in versions:
+                value, start = m.group().decode(), m.start()
+                named = found.version_owner(data, start)
+                if named is None or found.glued_to(named, m.group()) or (block.id, value) in reported:
+                    continue
+                just = _NAME_JUST_BEFORE.search(data, max(0, start - _NAME_BEFORE_REACH), start)
+                if just is not None and found.written_before(just.group(1), m.group()) or found.apart_version(
+                        data, start, m.group()):
+                    continue
+                self.violate("I1", f"block {block.id!r} writes version {value!r} after a name its sources glue or "
+                             f"pin to other versions only ({named.decode()!r}): a version of another name, or "
+                             f"of none, is no version of this one",
+                             block=block.id, key="number", value=value,
+                             evidence={"name": named.decode(), "sources": handles})
+                reported.add((block.id, value))
 
     def _check_pins_in_context(self) -> None:
         """A derived block's pin (``lodash@4.17.20``, ``requests==2.31.0``) whose name one of its
@@ -11706,7 +11750,8 @@ def _ground_abbreviations(tables: list[FactTable], sources: list[list[_Facts]], 
                 # (unless the name written just before it is one a source writes just before this
                 # version: "node 18.17.0" of "node v18.17.0" beside pip's "requests-2.31.0")
                 just = _NAME_JUST_BEFORE.search(table.data, max(0, start - _NAME_BEFORE_REACH), start)
-                if just is None or not found.written_before(just.group(1), value):
+                if (just is None or not found.written_before(just.group(1), value)) and not found.apart_version(
+                        table.data, start, value):
                     continue
             if named is not None:
                 keep[n] = False
@@ -11735,6 +11780,17 @@ _VERSION_TOKEN = re.compile(rb"(?:(?<![0-9A-Za-z.+-])[vV]?|(?<=[A-Za-z]-)|(?<=[A
 # a package's name glued to its version by "-" ("urllib3-2.0.7", "boto3-1.34.0-py3-none-any.whl")
 _NAME_GLUED_TO_VERSION = re.compile(rb"(?<![0-9A-Za-z_.-])([A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*+)-([0-9]++(?:\.[0-9]++)++)"
                                     rb"(?![0-9A-Za-z+]|[.-][0-9])")
+# the words a name stands before a version with ("requests version 18.17.0", "requests v 18.17.0"),
+# passed over looking for the name (:meth:`_AbbreviationSources.apart_version`)
+_VERSION_WORDS_BEFORE = frozenset((b"version", b"ver", b"release", b"rel", b"rev", b"tag", b"v"))
+# a package's name pinned to its version ("numpy==1.26.2", "uvicorn[standard] == 0.24.0")
+_NAME_PINNED_TO_VERSION = re.compile(rb"(?<![0-9A-Za-z_.-])([A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*+)"
+                                     rb"(?:\[[^\]\n]{0,64}\])?[ \t]*+==[ \t]*+([0-9]++(?:\.[0-9]++)++)"
+                                     rb"(?![0-9A-Za-z+]|[.-][0-9])")
+# a block's version standing apart (two dots at least, or a "v"), not glued to a name by "-", a
+# pin's "==" or "@" (:meth:`_Check._check_versions_owned`); group 1 without its "v"
+_VERSION_APART = re.compile(rb"(?<![0-9A-Za-z.+=@-])[vV]?([0-9]++(?:\.[0-9]++){2,}|(?<=[vV])[0-9]++\.[0-9]++)"
+                            rb"(?![0-9A-Za-z+]|[.-][0-9])")
 # how far before a version a block's name of it is looked for (on its line)
 _NAME_BEFORE_REACH = 96
 # the name a block writes just before a version ("node 18.17.0", "node version 18.17.0",
@@ -11833,6 +11889,11 @@ class _AbbreviationSources:
                 for m in _NAME_GLUED_TO_VERSION.finditer(data):
                     self._names.add(m.group(1))
                     self._glued.setdefault(_package_key(m.group(1)), set()).add(m.group(2))
+                if b"==" in data:
+                    # (and a name pinned to a version, a requirement's "numpy==1.26.2": red team 135, F11)
+                    for m in _NAME_PINNED_TO_VERSION.finditer(data):
+                        self._names.add(m.group(1))
+                        self._glued.setdefault(_package_key(m.group(1)), set()).add(m.group(2))
         return self._names, self._glued
 
     def glued_to(self, name: bytes, value: bytes, strict: bool = False) -> bool:
@@ -11851,6 +11912,24 @@ class _AbbreviationSources:
         pattern = re.compile(rb"(?<![0-9A-Za-z_.-])" + re.escape(name) + rb"(?:[ \t]++(?:[Vv]ersion[ \t]++)?|==|@|:)"
                              rb"[vV]?" + re.escape(bare) + rb"(?![0-9A-Za-z+]|[.-][0-9])", re.IGNORECASE)
         return any(pattern.search(data) is not None for data in self._data)
+
+    def apart_version(self, data: bytes, start: int, value: bytes) -> bool:
+        """Is version ``value``, written at offset ``start`` of ``data`` after a name the sources
+        glue to other versions, one they write as a version apart from every glued name (the
+        ``v18.17.0`` that ``node --version`` prints on its own line), with the last name written
+        before it not a glued one (``node``, ``is at``, not ``requests (18.17.0)``)? Then it is no
+        swap of the glued names' versions, and is grounded as a version alone (red team 135, F07:
+        ``Installed requests 2.31.0 and node 18.17.0.`` was refused beside pip's ``requests-2.31.0``)."""
+        bare = value[1:] if value[:1] in b"vV" else value
+        glued = self._glued_names()[1]
+        if any(bare in versions for versions in glued.values()) or not self.holds(_KIND_NUMBER, bare):
+            return False
+        low = max(data.rfind(b"\n", 0, start) + 1, start - _NAME_BEFORE_REACH)
+        last = None
+        for m in _NAME_WORD.finditer(data, low, start):
+            if m.group().lower() not in _VERSION_WORDS_BEFORE:
+                last = m.group()
+        return last is None or _package_key(last) not in glued
 
     def glued_name(self, name: bytes) -> bool:
         """Do the sources glue ``name`` (as pip compares names) to a version?"""
