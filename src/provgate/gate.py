@@ -16674,10 +16674,16 @@ _REQ_CLAUSE = re.compile(rb"(" + _REQ_OP + rb")[ \t]*['\"]?(v?[0-9](?:[A-Za-z0-9
 # (a comparison: ==, !=, ~=, <=, >=, < or >; led by one set of bytes, which the engine scans for,
 # three times as fast as an alternation of the operators)
 _REQUIREMENT_HINT = re.compile(rb"""[<>=!~](?:(?<=[<>])=?|=)[ \t(]*['"]?v?[0-9]""")
+# (at most _MARKS_AFTER_ITEMS marks or tags read between a comparison and its version, each
+# whole, a run of "*", "_" or backticks one: a requirement has a few, and a run read on from
+# each comparison inside it, "==" or a tag's ">", was quadratic: 4,000 "~~==" after a name
+# took 7 s, red team 135, F09; a requirement behind more is not read, docs/gate.md)
+_MARKS_AFTER_ITEMS = 8
 # (and with markdown's emphasis or a backtick between the comparison and the digit, which
 # _name_marks_blanked reads as blanks, "requests>=**2.28**": the blocks a check reads; red team 131, F08)
-_MARKED_REQUIREMENT_HINT = re.compile(rb"""[<>=!~](?:(?<=[<>])=?|=)(?:[ \t(*_`~=]|</?[A-Za-z][^<>\n]{0,200}>)*['"]?v?[0-9]"""
-                                      rb"|&(?i:gt|lt|equals|excl|#0*6[012]|#0*33|#0*126|#x0*3[c-e]|#x0*21|#x0*7e);")
+_MARKED_REQUIREMENT_HINT = re.compile(rb"""[<>=!~](?:(?<=[<>])=?|=)(?>[ \t(]*(?>[*_`]+|~~|==|[~=]|</?[A-Za-z][^<>\n]{0,240}>))"""
+                                      rb"{0,%d}[ \t(]*['\"]?v?[0-9]" % _MARKS_AFTER_ITEMS
+                                      + rb"|&(?i:gt|lt|equals|excl|#0*6[012]|#0*33|#0*126|#x0*3[c-e]|#x0*21|#x0*7e);")
 # (and HTML tags, "~~" or "==" there, or a comparison written as an HTML entity, "requests&lt;2.28":
 # red team 133, F03; the entity alone asks: _may_hold_comparison_entity)
 
@@ -16900,7 +16906,7 @@ _INLINE_TAG = re.compile(_INLINE_TAG_TEXT)
 _TAG_REACH = 256  # (a tag's bytes: its name and attributes, at most 200)
 _TAGS_BEHIND_NAME = 4
 _MARKS_AFTER_COMPARISON = re.compile(rb"[<>=!~](?:(?<=[<>])=?|(?<=[=!~])=)((?>[ \t]*(?>[*_`]+|~~|==(?!=)|"
-                                     + _INLINE_TAG_TEXT + rb"))+)(?=[ \t]*['\"]?v?[0-9])")
+                                     + _INLINE_TAG_TEXT + rb")){1,%d})(?=[ \t]*['\"]?v?[0-9])" % _MARKS_AFTER_ITEMS)
 _MARKS_BEFORE_COMPARISON = re.compile(rb"[*_`~=\\>](?:(?<=[*_`])[*_`]{0,2}|(?<=~)~|(?<==)=|(?<=[\\>]))[ \t]*"
                                       rb"(?=(?:[<>]=?|[=!~]=)[ \t]*['\"]?v?[0-9])")
 _HIGHLIGHT_BEFORE_COMPARISON = re.compile(rb"==[ \t]*(?:[<>]=?|[=!~]=)")
