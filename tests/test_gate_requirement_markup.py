@@ -234,3 +234,38 @@ def test_a_requirement_with_a_few_marks_stays_read(source, lie, honest):
     assert not v.accepted
     assert changed(v)
     assert_accepted(summarize(source, honest))
+
+
+# (red team 135, F08: the comparison flipped behind markup not read was accepted: an HTML
+# comment, a self-closing or void tag in a text with no closing tag, "&nbsp;", and a comparison
+# with its "=" escaped too. Each now reads as its plain form; the honest forms are accepted)
+F08_SOURCE = "Install with pip. Requirements: requests>=2.28 and urllib3<2.0\n"
+
+
+@pytest.mark.parametrize("lie, honest", [
+    ("requests<!-- --><=2.28", "requests<!-- note -->>=2.28"),
+    ("requests<br/><=2.28", "requests<br/>>=2.28"),
+    ("requests<br><=2.28", "requests<br> >=2.28"),
+    ("requests&nbsp;<=2.28", "requests&nbsp;>=&nbsp;2.28"),
+    ("requests&NBSP;&#160;<=2.28", "requests &nbsp; >=2.28"),
+    ("requests\\<\\=2.28", "requests\\>\\=2.28"),
+    ("requests \\~\\= 2.28", "requests \\>\\= 2.28"),
+])
+def test_a_requirement_behind_a_comment_void_tag_nbsp_or_escaped_comparison_flipped_is_refused(lie, honest):
+    v = summarize(F08_SOURCE, f"Requires {lie} and urllib3<2.0\n")
+    assert not v.accepted
+    assert changed(v)
+    assert_accepted(summarize(F08_SOURCE, f"Requires {honest} and urllib3<2.0\n"))
+    assert set(_requirements(honest.encode())) == {REQ}
+
+
+def test_the_f08_markup_reads_as_the_plain_form_and_keeps_offsets():
+    for text in (b"requests<!-- x --><=2.28", b"requests<br/><=2.28", b"requests&nbsp;<=2.28", b"requests\\<\\=2.28"):
+        read = _name_marks_blanked(_markup_blanked(text))
+        assert len(read) == len(text)
+        assert set(_requirements(text)) == {(b"requests", b"", b"<=", b"2.28")}, text
+    # (no comparison before a digit: as before)
+    for text in (b"a -> >=3", b"x<<>=3", b"<br/> a&nbsp;b", b"a\\=b", b"<!-- x --> ok"):
+        assert set(_requirements(text)) == set(), text
+    # (a comment's text holds no fact of the requirement: left out of its span)
+    assert not summarize("Requires requests>=2.28\n", "Requires requests<!-- port 8080 -->>=2.28\n").accepted
