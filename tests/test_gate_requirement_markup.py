@@ -183,3 +183,89 @@ def test_the_spans_leave_out_the_markup_inside():
     text = f"x [requests]({URL})>=2.28".encode()
     start = text.index(b"requests")
     assert _requirement_spans(text) == [(start, start + 8, REQ), (text.index(b">="), len(text), REQ)]
+
+
+# (red team 135, F09: a name followed by a long run of the marks read through, before its
+# comparison, was read on from each "==" or tag's ">" inside the run: 4,000 "~~==" took 7 s in a
+# summary, 5 s in a source. The marks read between a comparison and its version are at most
+# gate._MARKS_AFTER_ITEMS, each whole, so a start reads a bounded run: linear)
+LONG_RUNS = [b"~~==", b"==", b"<i>", b"<b> ", b"~~ ", b"\\", b"&gt;", b"[a](b)", b"&amp;"]
+
+
+def test_the_marks_read_after_a_comparison_are_bounded():
+    k = gate_module._MARKS_AFTER_ITEMS
+    for mark in (b"~~", b"<i>", b"** ", b"`"):
+        within, beyond = b">=" + (mark + b" ") * k + b"2.28", b">=" + (mark + b" ") * (k + 1) + b"2.28"
+        assert gate_module._MARKS_AFTER_COMPARISON.match(within) is not None, mark
+        assert gate_module._MARKED_REQUIREMENT_HINT.match(within) is not None, mark   # (the hint asks what is read)
+        assert gate_module._MARKS_AFTER_COMPARISON.match(beyond) is None, mark
+    # (so a start inside a long run reads at most k marks of it: from each start, a match of the
+    # k marks before the version, or none)
+    text = b"requests" + b"~~==" * 4000 + b">=2.28"
+    hits = [m.span(1) for m in gate_module._MARKS_AFTER_COMPARISON.finditer(text)]
+    assert all(b - a <= 4 * k for a, b in hits)
+
+
+@pytest.mark.parametrize("mark", LONG_RUNS)
+def test_a_long_run_of_marks_after_a_name_is_read_in_linear_work(monkeypatch, mark):
+    counting = _Counting(gate_module._REQUIREMENT)
+    monkeypatch.setattr(gate_module, "_REQUIREMENT", counting)
+    for n in (400, 4000):
+        counting.calls = 0
+        text = b"requests" + mark * n + b">=2.28"
+        _requirements(text)
+        assert len(_name_marks_blanked(_markup_blanked(text))) == len(text)
+        assert counting.calls <= 2 * n + 4
+    # (the run in a summary and in a source: the verdicts as before)
+    run = "requests" + mark.decode() * 4000 + ">=2.28"
+    assert_accepted(summarize("Requires requests>=2.28\n", f"Requires {run}\n"))
+    assert not summarize(f"Requires {run}\n", "Requires requests<2.28\n").accepted
+
+
+@pytest.mark.parametrize("source, lie, honest", [
+    # (a few marks between the comparison and its version are read, the flip refused, the
+    # honest form accepted: the bound leaves them as before)
+    ("Requires requests>=2.28\n", "Requires requests<=<i><b>~~**2.28**~~</b></i>\n",
+     "Requires requests>=<i><b>~~**2.28**~~</b></i>\n"),
+    ("Requires requests>=2.28\n", "Requires requests **<=** ~~ == `2.28`\n", "Requires requests **>=** ~~ == `2.28`\n"),
+])
+def test_a_requirement_with_a_few_marks_stays_read(source, lie, honest):
+    v = summarize(source, lie)
+    assert not v.accepted
+    assert changed(v)
+    assert_accepted(summarize(source, honest))
+
+
+# (red team 135, F08: the comparison flipped behind markup not read was accepted: an HTML
+# comment, a self-closing or void tag in a text with no closing tag, "&nbsp;", and a comparison
+# with its "=" escaped too. Each now reads as its plain form; the honest forms are accepted)
+F08_SOURCE = "Install with pip. Requirements: requests>=2.28 and urllib3<2.0\n"
+
+
+@pytest.mark.parametrize("lie, honest", [
+    ("requests<!-- --><=2.28", "requests<!-- note -->>=2.28"),
+    ("requests<br/><=2.28", "requests<br/>>=2.28"),
+    ("requests<br><=2.28", "requests<br> >=2.28"),
+    ("requests&nbsp;<=2.28", "requests&nbsp;>=&nbsp;2.28"),
+    ("requests&NBSP;&#160;<=2.28", "requests &nbsp; >=2.28"),
+    ("requests\\<\\=2.28", "requests\\>\\=2.28"),
+    ("requests \\~\\= 2.28", "requests \\>\\= 2.28"),
+])
+def test_a_requirement_behind_a_comment_void_tag_nbsp_or_escaped_comparison_flipped_is_refused(lie, honest):
+    v = summarize(F08_SOURCE, f"Requires {lie} and urllib3<2.0\n")
+    assert not v.accepted
+    assert changed(v)
+    assert_accepted(summarize(F08_SOURCE, f"Requires {honest} and urllib3<2.0\n"))
+    assert set(_requirements(honest.encode())) == {REQ}
+
+
+def test_the_f08_markup_reads_as_the_plain_form_and_keeps_offsets():
+    for text in (b"requests<!-- x --><=2.28", b"requests<br/><=2.28", b"requests&nbsp;<=2.28", b"requests\\<\\=2.28"):
+        read = _name_marks_blanked(_markup_blanked(text))
+        assert len(read) == len(text)
+        assert set(_requirements(text)) == {(b"requests", b"", b"<=", b"2.28")}, text
+    # (no comparison before a digit: as before)
+    for text in (b"a -> >=3", b"x<<>=3", b"<br/> a&nbsp;b", b"a\\=b", b"<!-- x --> ok"):
+        assert set(_requirements(text)) == set(), text
+    # (a comment's text holds no fact of the requirement: left out of its span)
+    assert not summarize("Requires requests>=2.28\n", "Requires requests<!-- port 8080 -->>=2.28\n").accepted

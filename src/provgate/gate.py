@@ -16824,10 +16824,16 @@ _REQ_CLAUSE = re.compile(rb"(" + _REQ_OP + rb")[ \t]*['\"]?(v?[0-9](?:[A-Za-z0-9
 # (a comparison: ==, !=, ~=, <=, >=, < or >; led by one set of bytes, which the engine scans for,
 # three times as fast as an alternation of the operators)
 _REQUIREMENT_HINT = re.compile(rb"""[<>=!~](?:(?<=[<>])=?|=)[ \t(]*['"]?v?[0-9]""")
+# (at most _MARKS_AFTER_ITEMS marks or tags read between a comparison and its version, each
+# whole, a run of "*", "_" or backticks one: a requirement has a few, and a run read on from
+# each comparison inside it, "==" or a tag's ">", was quadratic: 4,000 "~~==" after a name
+# took 7 s, red team 135, F09; a requirement behind more is not read, docs/gate.md)
+_MARKS_AFTER_ITEMS = 8
 # (and with markdown's emphasis or a backtick between the comparison and the digit, which
 # _name_marks_blanked reads as blanks, "requests>=**2.28**": the blocks a check reads; red team 131, F08)
-_MARKED_REQUIREMENT_HINT = re.compile(rb"""[<>=!~](?:(?<=[<>])=?|=)(?:[ \t(*_`~=]|</?[A-Za-z][^<>\n]{0,200}>)*['"]?v?[0-9]"""
-                                      rb"|&(?i:gt|lt|equals|excl|#0*6[012]|#0*33|#0*126|#x0*3[c-e]|#x0*21|#x0*7e);")
+_MARKED_REQUIREMENT_HINT = re.compile(rb"""[<>=!~](?:(?<=[<>])=?|=)(?>[ \t(]*(?>[*_`]+|~~|==|[~=]|</?[A-Za-z][^<>\n]{0,240}>|<!--[^<>\n]{0,200}-->))"""
+                                      rb"{0,%d}[ \t(]*['\"]?v?[0-9]" % _MARKS_AFTER_ITEMS
+                                      + rb"|&(?i:gt|lt|equals|excl|#0*6[012]|#0*33|#0*126|#x0*3[c-e]|#x0*21|#x0*7e);")
 # (and HTML tags, "~~" or "==" there, or a comparison written as an HTML entity, "requests&lt;2.28":
 # red team 133, F03; the entity alone asks: _may_hold_comparison_entity)
 
@@ -16991,7 +16997,8 @@ def _name_marks_blanked(text: bytes) -> bytes:
     ``]``, or a version's and ``,``: ``**>=2.28**, **<3**``) and blanks: "**Note**: requests>=2.28" and ``x**2>=4`` read as before. A source and a
     block are read the same way."""
     if not (b"*"[0] in text or b"_"[0] in text or b"`"[0] in text or b"~~" in text or b"\\"[0] in text
-            or b"</" in text or (b"==" in text and _HIGHLIGHT_BEFORE_COMPARISON.search(text) is not None)):
+            or b"</" in text or (b"==" in text and _HIGHLIGHT_BEFORE_COMPARISON.search(text) is not None)
+            or (b">"[0] in text and _TAG_BEFORE_COMPARISON.search(text) is not None)):
         return text
     out: bytearray | None = None
     for hit in _MARKS_AFTER_COMPARISON.finditer(text):
@@ -17045,15 +17052,19 @@ def _name_marks_blanked(text: bytes) -> bytes:
 # run of "*", "_" or backticks, a backslash, an inline HTML tag) and blanks. (Each led by a set of
 # bytes, which the engine scans for: an alternation of sequences is tried at every byte.)
 # an HTML tag, opening or closing, with its attributes
-_INLINE_TAG_TEXT = rb"</?[A-Za-z][A-Za-z0-9-]{0,30}(?:[ \t][^<>\n]{0,200})?/?>"  # (any: only beside a comparison)
+# (any: only beside a comparison; and an HTML comment, "requests<!-- --><=2.28": red team 135, F08)
+_INLINE_TAG_TEXT = rb"(?:</?[A-Za-z][A-Za-z0-9-]{0,30}(?:[ \t][^<>\n]{0,200})?/?>|<!--[^<>\n]{0,200}-->)"
 _INLINE_TAG = re.compile(_INLINE_TAG_TEXT)
 _TAG_REACH = 256  # (a tag's bytes: its name and attributes, at most 200)
 _TAGS_BEHIND_NAME = 4
 _MARKS_AFTER_COMPARISON = re.compile(rb"[<>=!~](?:(?<=[<>])=?|(?<=[=!~])=)((?>[ \t]*(?>[*_`]+|~~|==(?!=)|"
-                                     + _INLINE_TAG_TEXT + rb"))+)(?=[ \t]*['\"]?v?[0-9])")
+                                     + _INLINE_TAG_TEXT + rb")){1,%d})(?=[ \t]*['\"]?v?[0-9])" % _MARKS_AFTER_ITEMS)
 _MARKS_BEFORE_COMPARISON = re.compile(rb"[*_`~=\\>](?:(?<=[*_`])[*_`]{0,2}|(?<=~)~|(?<==)=|(?<=[\\>]))[ \t]*"
                                       rb"(?=(?:[<>]=?|[=!~]=)[ \t]*['\"]?v?[0-9])")
 _HIGHLIGHT_BEFORE_COMPARISON = re.compile(rb"==[ \t]*(?:[<>]=?|[=!~]=)")
+# (a tag's or comment's ">" right before a comparison, in a text with no closing tag: a
+# self-closing or void tag, "requests<br/><=2.28", "requests<br><=2.28", or a comment: red team 135, F08)
+_TAG_BEFORE_COMPARISON = re.compile(rb">[ \t]*(?:[<>]=?|[=!~]=)[ \t]*['\"]?v?[0-9]")
 _MARK_RUN = re.compile(rb"(?:[ \t,]+|[*_`]+|~~|==|\\|" + _INLINE_TAG_TEXT + rb")*")
 _MARKS_BEHIND_NAME = 16
 _MARK_OR_BLANK = frozenset(b" \t*_`,")  # (and a clause's ",": "**>=2.28**, **<3**")
@@ -17084,6 +17095,12 @@ def _markup_blanked(text: bytes) -> bytes:
             out[a:b] = b" " * (b - a - len(signs)) + signs
             done = b
         text = bytes(out)
+    if b"&"[0] in text and _NBSP_ENTITY.search(text) is not None:
+        # (a non-breaking space's entity, a blank: "requests&nbsp;<=2.28", red team 135, F08)
+        text = _NBSP_ENTITY.sub(lambda m: b" " * (m.end() - m.start()), text)
+    if b"\\"[0] in text and _ESCAPED_COMPARISON.search(text) is not None:
+        # (a comparison with its "=" escaped too, "requests\\<\\=2.28": its signs after blanks, red team 135, F08)
+        text = _ESCAPED_COMPARISON.sub(lambda m: b" " * (m.end() - m.start() - 2) + m.group(1) + b"=", text)
     if b"]"[0] in text and (b"](" in text or b"][" in text):
         text = _NAME_LINK.sub(lambda m: b" " + m.group(1) + b" " * (m.end() - m.end(1)), text)
     return text
@@ -17094,6 +17111,8 @@ _COMPARISON_ENTITY = re.compile(rb"&(?i:gt|lt|equals|excl|#0*6[012]|#0*33|#0*126
 _COMPARISON_ENTITY_RUN = re.compile(rb"&(?i:gt|lt|equals|excl|#0*6[012]|#0*33|#0*126|#x0*3[c-e]|#x0*21|#x0*7e);"
                                     rb"(?:&" + _ENTITY_NAMES + rb";|[<>=!~])*")
 _SIGN_BYTES = frozenset(b"<>=!~")
+_NBSP_ENTITY = re.compile(rb"&(?i:nbsp|#0*160|#x0*a0);")
+_ESCAPED_COMPARISON = re.compile(rb"\\?([<>!~=])\\=(?=[ \t]*['\"]?v?[0-9])")
 # markup read as blanks that may hold facts of its own (_requirement_spans): a link's target, a tag, an entity
 _MARKUP_INSIDE = re.compile(rb"\]\([^()\s|]{0,300}\)|\]\[[^\[\]\s|]{0,60}\]|<[^<>\n]{1,240}>|&[#A-Za-z0-9]{1,10};")
 _ENTITY_OR_SIGN = re.compile(rb"&[^;]*;|[<>=!~]")
