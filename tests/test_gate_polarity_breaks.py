@@ -92,7 +92,8 @@ def test_a_harm_forbidden_by_the_act_over_a_fence_denies_it():
     "Nothing good " + _w(45) + " comes if you run this:", "Do not " + _w(45) + " if at all run this:",
     "Never " + _w(45) + " if you are on prod run this:", "Don't " + _w(50) + " but run this:",
     "Never " + _w(50) + " instead run this:", "Do not " + _w(45) + " so as to run this:",
-    "Never skip the tests " + _w(45) + " if you run this:"])
+    "Never skip the tests " + _w(45) + " if you run this:", "Never " + _w(45) + " breaks if you run this:",
+    "Don't " + _w(45) + " breaks if you run this:"])
 def test_a_new_act_word_after_a_negation_with_no_verb_of_its_own_still_denies(line):
     assert 256 < len(line.encode()) <= 1024
     _refused(line + "\n" + FENCE)
@@ -103,7 +104,7 @@ def test_a_new_act_word_after_a_negation_with_no_verb_of_its_own_still_denies(li
 @pytest.mark.parametrize("line", [
     "Never edit the config " + _w(45) + " and then run this:", "Do not touch prod " + _w(45) + " so run this:",
     "Don't commit secrets " + _w(45) + " instead run this:", "We did not " + _w(60) + " so run the following:",
-    "Nothing " + _w(45) + " breaks if you run this:"])
+    "Nothing " + _w(45) + " breaks if you run this:", "It won't " + _w(45) + " break if you run this:"])
 def test_a_new_act_word_after_a_negation_of_its_own_verb_is_asked(line):
     assert 256 < len(line.encode()) <= 1024
     assert_accepted(_summarize(line + "\n" + FENCE))

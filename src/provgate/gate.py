@@ -14631,6 +14631,10 @@ _FENCE_NEGATED_VERBS = frozenset((b"edit", b"change", b"modify", b"touch", b"com
                                   b"move", b"overwrite", b"expose", b"rely", b"mix", b"open", b"close", b"reboot",
                                   b"kill", b"stop", b"delete", b"remove", b"drop", b"reset", b"rebase", b"force",
                                   b"copy", b"paste", b"write", b"save", b"send", b"post", b"merge", b"bypass"))
+# the negations before a harm that deny it ("Nothing <...> breaks if you run this:", "It won't
+# <...> break if you run this:"), not the ones that forbid an act ("Never", "Don't")
+_FENCE_HARM_NEGATIONS = frozenset((b"nothing", b"nobody", b"none", b"no", b"doesn't", b"doesnt", b"won't", b"wont",
+                                   b"didn't", b"didnt"))
 # a negation that reports the past, after which any word is the verb it governs ("We didn't
 # <...> so run the following:")
 _FENCE_PAST_NEGATIONS = frozenset((b"didn't", b"didnt", b"wasn't", b"wasnt", b"weren't", b"werent", b"hadn't",
@@ -14649,15 +14653,17 @@ def _fence_token_break_in(text: bytes, lo: int, start: int, end: int) -> bool:
         word = m.group()
         if word not in _FENCE_BREAK_WORDS:
             return True
-        words = _words_of_clause(text[lo:m.start()])
-        if word == b"if":
-            if words and words[-1] in _FENCE_HARM_VERBS:
-                return True
-            continue
+        words = _words_of_clause(text[lo:m.start()].replace(b"\xe2\x80\x99", b"'"))
         negation = next((n for n in range(len(words) - 1, -1, -1)
                          if words[n] in _BARE_NOT or _negation_words(words[n], 0, len(words[n]))), None)
         if negation is None:
             return True  # (no negation before it in its sentence: nothing to end)
+        if word == b"if":
+            # (a harm the negation denies, not one it forbids: "Never <...> breaks if you run this:")
+            if words[-1] in _FENCE_HARM_VERBS and (words[negation] in _FENCE_HARM_NEGATIONS or (
+                    words[negation] == b"not" and words[negation - 1:negation] in ([b"does"], [b"will"], [b"did"]))):
+                return True
+            continue
         if words[negation] in _FENCE_PAST_NEGATIONS or (
                 words[negation] == b"not" and words[negation - 1:negation] in ([b"did"], [b"was"], [b"were"], [b"had"])):
             return True
