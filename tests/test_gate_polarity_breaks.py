@@ -82,3 +82,29 @@ def test_a_harm_denied_over_a_fence_encourages_the_act(line):
 
 def test_a_harm_forbidden_by_the_act_over_a_fence_denies_it():
     _refused("Don't hurt prod by running this:\n" + FENCE)
+
+
+# red team 135, F05 (a regression of the fix above): the word opening a new act ends the
+# negation's reach only where the negation governed a verb of its own before it; "so that" and
+# "if" (a condition on the act, not after a harm) open no new act: accepted at pol24's b94f8b5
+@pytest.mark.parametrize("line", [
+    "Never " + _w(45) + " and then run this:", "Do not " + _w(45) + " so that you run this:",
+    "Nothing good " + _w(45) + " comes if you run this:", "Do not " + _w(45) + " if at all run this:",
+    "Never " + _w(45) + " if you are on prod run this:", "Don't " + _w(50) + " but run this:",
+    "Never " + _w(50) + " instead run this:", "Do not " + _w(45) + " so as to run this:",
+    "Never skip the tests " + _w(45) + " if you run this:", "Never " + _w(45) + " breaks if you run this:",
+    "Don't " + _w(45) + " breaks if you run this:"])
+def test_a_new_act_word_after_a_negation_with_no_verb_of_its_own_still_denies(line):
+    assert 256 < len(line.encode()) <= 1024
+    _refused(line + "\n" + FENCE)
+
+
+# the honest twins: the negation's own verb before the word (one the gate knows), a past
+# negation, a harm denied before "if"
+@pytest.mark.parametrize("line", [
+    "Never edit the config " + _w(45) + " and then run this:", "Do not touch prod " + _w(45) + " so run this:",
+    "Don't commit secrets " + _w(45) + " instead run this:", "We did not " + _w(60) + " so run the following:",
+    "Nothing " + _w(45) + " breaks if you run this:", "It won't " + _w(45) + " break if you run this:"])
+def test_a_new_act_word_after_a_negation_of_its_own_verb_is_asked(line):
+    assert 256 < len(line.encode()) <= 1024
+    assert_accepted(_summarize(line + "\n" + FENCE))

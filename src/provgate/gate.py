@@ -13785,7 +13785,7 @@ def _fence_cut_sentence_denies(text: bytes, start: int, end: int, depth: int) ->
             return False
         if not cut and (tail := sentence.rstrip(b" \t*_")).endswith(b":") \
                 and (b"." not in tail or (tail := _FENCE_ABBREVIATION.sub(_fence_abbreviation_blanked, tail))) \
-                and _FENCE_TOKEN_BREAK.search(tail, len(tail) - 257, len(tail) - 1) is None \
+                and not _fence_token_break_in(tail, 0, len(tail) - 257, len(tail) - 1) \
                 and not _negates_another_verb(_words_of_clause(sentence)):
             # (a line ending in ":" is read for a negation over it only in its last 256 bytes
             # (:func:`_clause_negated_before`): with no clause break in them, the negation may
@@ -14274,7 +14274,7 @@ def _fence_found_denies(text: bytes, lo: int, hi: int, found: tuple[bytes, int, 
             return any(judgements) or _fence_allowed_with_limit(judged)
     if _clause_negated_before(clause, len(clause), depth + 1):
         return True
-    if cut is not None and verb_end - lo > 256 and _FENCE_TOKEN_BREAK.search(text, verb_end - 256, verb_end) is None:
+    if cut is not None and verb_end - lo > 256 and not _fence_token_break_in(text, lo, verb_end - 256, verb_end):
         # (its negation may stand before the 256 bytes read, in the same clause: "Never <300
         # bytes> run this:"; a clause break in them ends what governs the act, "Never commit
         # secrets, <...>, and run this:")
@@ -14768,7 +14768,60 @@ _FENCE_TOKEN = re.compile(rb"[0-9a-z][0-9a-z'-]*|[,:]|\xe2\x80[\x93\x94]|[ \t]-[
 # and :func:`_fence_cut_sentence_denies`; red team 133, F10, "Never skip the tests <45 words> and
 # then run this:", 273 B, fell back to the word test, refused, where 247 B were read and accepted)
 _FENCE_TOKEN_BREAK = re.compile(rb",(?!\x1f)|:|\xe2\x80[\x93\x94]|[ \t]-[ \t]|(?<![0-9a-z'-])(?:but|then|instead|if|so(?![ \t]+"
-                                rb"(?:much|many|far|long|little|few|often|badly|well)(?![0-9a-z'-])))(?![0-9a-z'-])")
+                                rb"(?:much|many|far|long|little|few|often|badly|well|that|as)(?![0-9a-z'-])))(?![0-9a-z'-])")
+# the words among :data:`_FENCE_TOKEN_BREAK`'s that open a new act only where the negation before
+# them governed a verb of its own (:func:`_fence_token_break_in`; red team 135, F05)
+_FENCE_BREAK_WORDS = frozenset((b"but", b"then", b"instead", b"if", b"so"))
+# verbs a negation governs before a new act opens ("Never skip the tests <...> and then run
+# this:", "Don't edit the config by hand <...> but run this:"), beside the acts and the verbs of
+# :data:`_FENCE_CROSS_VERBS` and :data:`_OWN_VERBS`; a word not known as one is read, failing
+# closed, as no verb (red team 135, F05: "Never <45 words> and then run this:")
+_FENCE_NEGATED_VERBS = frozenset((b"edit", b"change", b"modify", b"touch", b"commit", b"push", b"hardcode", b"share",
+                                  b"store", b"log", b"print", b"disable", b"enable", b"forget", b"leave", b"rename",
+                                  b"move", b"overwrite", b"expose", b"rely", b"mix", b"open", b"close", b"reboot",
+                                  b"kill", b"stop", b"delete", b"remove", b"drop", b"reset", b"rebase", b"force",
+                                  b"copy", b"paste", b"write", b"save", b"send", b"post", b"merge", b"bypass"))
+# the negations before a harm that deny it ("Nothing <...> breaks if you run this:", "It won't
+# <...> break if you run this:"), not the ones that forbid an act ("Never", "Don't")
+_FENCE_HARM_NEGATIONS = frozenset((b"nothing", b"nobody", b"none", b"no", b"doesn't", b"doesnt", b"won't", b"wont",
+                                   b"didn't", b"didnt"))
+# a negation that reports the past, after which any word is the verb it governs ("We didn't
+# <...> so run the following:")
+_FENCE_PAST_NEGATIONS = frozenset((b"didn't", b"didnt", b"wasn't", b"wasnt", b"weren't", b"werent", b"hadn't",
+                                   b"hadnt"))
+
+
+def _fence_token_break_in(text: bytes, lo: int, start: int, end: int) -> bool:
+    """Is there a clause break (:data:`_FENCE_TOKEN_BREAK`) in ``text[start:end]``, the sentence
+    starting at ``lo``? A word opening a new act (``but``, ``then``, ``instead``, ``so``) is one
+    only where the last negation before it governed a verb of its own (``Never skip the tests
+    <...> and then run this:``): with none, ``Never <45 words> and then run this:``, the act
+    after it is still the one negated (red team 135, F05, a regression of red team 133, F10's
+    fix). ``if`` is one only after a harm (``Nothing <...> breaks if you run this:``), not as a
+    condition on the act (``Never <...> if you are on prod run this:``); ``so that`` never."""
+    for m in _FENCE_TOKEN_BREAK.finditer(text, start, end):
+        word = m.group()
+        if word not in _FENCE_BREAK_WORDS:
+            return True
+        words = _words_of_clause(text[lo:m.start()].replace(b"\xe2\x80\x99", b"'"))
+        negation = next((n for n in range(len(words) - 1, -1, -1)
+                         if words[n] in _BARE_NOT or _negation_words(words[n], 0, len(words[n]))), None)
+        if negation is None:
+            return True  # (no negation before it in its sentence: nothing to end)
+        if word == b"if":
+            # (a harm the negation denies, not one it forbids: "Never <...> breaks if you run this:")
+            if words[-1] in _FENCE_HARM_VERBS and (words[negation] in _FENCE_HARM_NEGATIONS or (
+                    words[negation] == b"not" and words[negation - 1:negation] in ([b"does"], [b"will"], [b"did"]))):
+                return True
+            continue
+        if words[negation] in _FENCE_PAST_NEGATIONS or (
+                words[negation] == b"not" and words[negation - 1:negation] in ([b"did"], [b"was"], [b"were"], [b"had"])):
+            return True
+        verb = next((w for w in words[negation + 1:] if w not in _NEGATION_STRESS and w != b"do"), None)
+        if verb is not None and (verb in _FENCE_NEGATED_VERBS or verb in _FENCE_CROSS_VERBS or verb in _OWN_VERBS
+                                 or verb in _STEPS or verb in _DOING):
+            return True
+    return False
 
 
 def _fence_abbreviation_blanked(m: re.Match[bytes]) -> bytes:
