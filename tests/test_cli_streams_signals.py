@@ -49,7 +49,7 @@ def audits(db: Path) -> int:
 def made_store(tmp_path: Path) -> Path:
     (tmp_path / "e.json").write_text(json.dumps(EDIT))
     r = subprocess.run([*CMD, "check", "e.json", "--store", "db", "--create", "--session", "S"], cwd=tmp_path,
-                       env=ENV, capture_output=True, timeout=120)
+                       env=ENV, capture_output=True, timeout=120, check=False)
     assert r.returncode == 0, r.stderr
     return tmp_path / "db"
 
@@ -76,7 +76,7 @@ def big_rejected_edit(tmp_path: Path, n: int = 3000) -> Path:
 def test_exit_2_stays_2_when_stderr_is_dev_full(tmp_path, args):
     (tmp_path / "bad.json").write_text("{bad")
     with open("/dev/full", "w") as full:
-        r = subprocess.run([*CMD, *args], cwd=tmp_path, env=ENV, stdout=subprocess.DEVNULL, stderr=full, timeout=120)
+        r = subprocess.run([*CMD, *args], cwd=tmp_path, env=ENV, stdout=subprocess.DEVNULL, stderr=full, check=False, timeout=120)
     assert r.returncode == 2
     assert not (tmp_path / "x.db").exists()
 
@@ -85,14 +85,14 @@ def test_exit_2_stays_2_when_stderr_is_closed(tmp_path):
     (tmp_path / "bad.json").write_text("{bad")
     r = subprocess.run(CMD + ["check", "bad.json", "--store", "x.db", "--create"], cwd=tmp_path, env=ENV,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120,
-                       preexec_fn=lambda: os.close(2))
+                       preexec_fn=lambda: os.close(2), check=False)
     assert r.returncode == 2
 
 
 def test_stderr_control_an_honest_error_is_printed(tmp_path):
     (tmp_path / "bad.json").write_text("{bad")
     r = subprocess.run([*CMD, "check", "bad.json", "--store", "x.db", "--create"], cwd=tmp_path, env=ENV,
-                       capture_output=True, text=True, timeout=120)
+                       capture_output=True, text=True, timeout=120, check=False)
     assert r.returncode == 2
     assert error_of(r.stderr)["type"] == "EditFormatError"
 
@@ -101,7 +101,7 @@ def test_verdict_exit_status_kept_when_stderr_and_stdout_are_full(tmp_path):
     made_store(tmp_path)
     with open("/dev/full", "w") as full:
         r = subprocess.run([*CMD, "check", "e.json", "--store", "db"], cwd=tmp_path, env=ENV, stdout=full,
-                           stderr=full, timeout=120)
+                           stderr=full, timeout=120, check=False)
     assert r.returncode == 0
 
 
@@ -185,7 +185,7 @@ def test_sigint_control_an_uninterrupted_check_prints_the_whole_verdict(tmp_path
     db = made_store(tmp_path)
     big_rejected_edit(tmp_path)
     r = subprocess.run([*CMD, "check", "e2.json", "--store", "db", "--session", "S"], cwd=tmp_path, env=ENV,
-                       capture_output=True, text=True, timeout=120)
+                       capture_output=True, text=True, timeout=120, check=False)
     assert r.returncode == 1 and r.stderr == ""
     assert json.loads(r.stdout)["accepted"] is False
     assert audits(db) == 2
@@ -286,7 +286,7 @@ def test_verify_control_a_reader_of_everything_gets_it_whole(tmp_path):
     made_store(tmp_path)
     (tmp_path / "answer.txt").write_text('He said "retries=3" [src:t1]. ' * 400)
     r = subprocess.run([*CMD, "verify", "answer.txt", "--store", "db", "--max-listed", "all"], cwd=tmp_path,
-                       env=ENV, capture_output=True, text=True, timeout=120)
+                       env=ENV, capture_output=True, text=True, timeout=120, check=False)
     assert r.returncode == 0, r.stderr
     assert len(r.stdout) > 65536 and json.loads(r.stdout)
 

@@ -11,8 +11,7 @@ import pytest
 from gate_helpers import audit_count, tool
 from store_helpers import flip_byte_after
 
-import provgate.cli as cli
-from provgate import Gate, parse_edit
+from provgate import Gate, cli, parse_edit
 from provgate.errors import StoreCorruptionError
 from provgate.store import SourceStore
 

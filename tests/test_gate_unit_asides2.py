@@ -16,7 +16,12 @@ from gate_helpers import assert_accepted, find
 from test_grammar_v4 import _summarize
 
 from provgate import gate
-from provgate.gate import _bracketed_units, _figures_bracketed, _run_read_unit, _run_read_units_of_figure
+from provgate.gate import (
+    _bracketed_units,
+    _figures_bracketed,
+    _run_read_unit,
+    _run_read_units_of_figure,
+)
 
 SOURCE = "Wait 30 minutes before retrying."
 

@@ -8,7 +8,12 @@ from __future__ import annotations
 import sys
 
 import pytest
-from store_helpers import PERMISSIONS_DO_NOT_BIND, modes, permissions_bind_argv, run_where_permissions_bind
+from store_helpers import (
+    PERMISSIONS_DO_NOT_BIND,
+    modes,
+    permissions_bind_argv,
+    run_where_permissions_bind,
+)
 
 from provgate.store import SourceStore
 
