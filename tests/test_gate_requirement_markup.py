@@ -250,6 +250,12 @@ F08_SOURCE = "Install with pip. Requirements: requests>=2.28 and urllib3<2.0\n"
     ("requests&NBSP;&#160;<=2.28", "requests &nbsp; >=2.28"),
     ("requests\\<\\=2.28", "requests\\>\\=2.28"),
     ("requests \\~\\= 2.28", "requests \\>\\= 2.28"),
+    # red team 136, F01: the same markup between the comparison and its version
+    ("requests<=<!---->2.28", "requests>=<!---->2.28"),
+    ("requests<=<br/>2.28", "requests>=<br/>2.28"),
+    ("requests<= <!-- --> 2.28", "requests>= <!-- note --> 2.28"),
+    ("requests<=<br/><br/><br/>2.28", "requests>=<br/><br/><br/>2.28"),
+    ("requests<=&nbsp;2.28", "requests>=&nbsp;2.28"),
 ])
 def test_a_requirement_behind_a_comment_void_tag_nbsp_or_escaped_comparison_flipped_is_refused(lie, honest):
     v = summarize(F08_SOURCE, f"Requires {lie} and urllib3<2.0\n")

@@ -16922,9 +16922,11 @@ _MARKS_AFTER_ITEMS = 8
 # _name_marks_blanked reads as blanks, "requests>=**2.28**": the blocks a check reads; red team 131, F08)
 _MARKED_REQUIREMENT_HINT = re.compile(rb"""[<>=!~](?:(?<=[<>])=?|=)(?>[ \t(]*(?>[*_`]+|~~|==|[~=]|</?[A-Za-z][^<>\n]{0,240}>|<!--[^<>\n]{0,200}-->))"""
                                       rb"{0,%d}[ \t(]*['\"]?v?[0-9]" % _MARKS_AFTER_ITEMS
-                                      + rb"|&(?i:gt|lt|equals|excl|#0*6[012]|#0*33|#0*126|#x0*3[c-e]|#x0*21|#x0*7e);")
+                                      + rb"|&(?i:gt|lt|equals|excl|#0*6[012]|#0*33|#0*126|#x0*3[c-e]|#x0*21|#x0*7e);"
+                                      + rb"|[<>=!~]=?&(?i:nbsp|#0*160|#x0*a0);")
 # (and HTML tags, "~~" or "==" there, or a comparison written as an HTML entity, "requests&lt;2.28":
-# red team 133, F03; the entity alone asks: _may_hold_comparison_entity)
+# red team 133, F03; the entity alone asks: _may_hold_comparison_entity; and a non-breaking space's
+# entity right after a comparison, "requests<=&nbsp;2.28": red team 136, F01)
 
 
 def _may_hold_requirement(text: bytes) -> bool:
@@ -17087,7 +17089,8 @@ def _name_marks_blanked(text: bytes) -> bytes:
     block are read the same way."""
     if not (b"*"[0] in text or b"_"[0] in text or b"`"[0] in text or b"~~" in text or b"\\"[0] in text
             or b"</" in text or (b"==" in text and _HIGHLIGHT_BEFORE_COMPARISON.search(text) is not None)
-            or (b">"[0] in text and _TAG_BEFORE_COMPARISON.search(text) is not None)):
+            or (b">"[0] in text and _TAG_BEFORE_COMPARISON.search(text) is not None)
+            or (b"<"[0] in text and _TAG_AFTER_COMPARISON.search(text) is not None)):
         return text
     out: bytearray | None = None
     for hit in _MARKS_AFTER_COMPARISON.finditer(text):
@@ -17154,6 +17157,10 @@ _HIGHLIGHT_BEFORE_COMPARISON = re.compile(rb"==[ \t]*(?:[<>]=?|[=!~]=)")
 # (a tag's or comment's ">" right before a comparison, in a text with no closing tag: a
 # self-closing or void tag, "requests<br/><=2.28", "requests<br><=2.28", or a comment: red team 135, F08)
 _TAG_BEFORE_COMPARISON = re.compile(rb">[ \t]*(?:[<>]=?|[=!~]=)[ \t]*['\"]?v?[0-9]")
+# an inline tag or a comment right after a comparison ("requests<=<br/>2.28", "<=<!---->2.28"): the
+# marks after it are read (red team 136, F01: the look for marks never ran where no mark stood
+# before the comparison)
+_TAG_AFTER_COMPARISON = re.compile(rb"(?:[<>]=?|[=!~]=)[ \t]*<[!A-Za-z/]")
 _MARK_RUN = re.compile(rb"(?:[ \t,]+|[*_`]+|~~|==|\\|" + _INLINE_TAG_TEXT + rb")*")
 _MARKS_BEHIND_NAME = 16
 _MARK_OR_BLANK = frozenset(b" \t*_`,")  # (and a clause's ",": "**>=2.28**, **<3**")
@@ -17185,7 +17192,10 @@ def _markup_blanked(text: bytes) -> bytes:
             done = b
         text = bytes(out)
     if b"&"[0] in text and _NBSP_ENTITY.search(text) is not None:
-        # (a non-breaking space's entity, a blank: "requests&nbsp;<=2.28", red team 135, F08)
+        # (a non-breaking space's entity, a blank: "requests&nbsp;<=2.28", red team 135, F08; after
+        # a comparison, the blanks go before it, where a requirement reads them: "requests<=&nbsp;2.28",
+        # red team 136, F01)
+        text = _NBSP_AFTER_COMPARISON.sub(lambda m: b" " * (m.end(2) - m.start(2)) + m.group(1), text)
         text = _NBSP_ENTITY.sub(lambda m: b" " * (m.end() - m.start()), text)
     if b"\\"[0] in text and _ESCAPED_COMPARISON.search(text) is not None:
         # (a comparison with its "=" escaped too, "requests\\<\\=2.28": its signs after blanks, red team 135, F08)
@@ -17201,6 +17211,8 @@ _COMPARISON_ENTITY_RUN = re.compile(rb"&(?i:gt|lt|equals|excl|#0*6[012]|#0*33|#0
                                     rb"(?:&" + _ENTITY_NAMES + rb";|[<>=!~])*")
 _SIGN_BYTES = frozenset(b"<>=!~")
 _NBSP_ENTITY = re.compile(rb"&(?i:nbsp|#0*160|#x0*a0);")
+_NBSP_AFTER_COMPARISON = re.compile(rb"((?:[<>]=?|[=!~]=))((?:&(?i:nbsp|#0*160|#x0*a0);|[ \t])*&(?i:nbsp|#0*160|#x0*a0);"
+                                    rb"[ \t]*)(?=['\"]?v?[0-9])")
 _ESCAPED_COMPARISON = re.compile(rb"\\?([<>!~=])\\=(?=[ \t]*['\"]?v?[0-9])")
 # markup read as blanks that may hold facts of its own (_requirement_spans): a link's target, a tag, an entity
 _MARKUP_INSIDE = re.compile(rb"\]\([^()\s|]{0,300}\)|\]\[[^\[\]\s|]{0,60}\]|<[^<>\n]{1,240}>|&[#A-Za-z0-9]{1,10};")
