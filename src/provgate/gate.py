@@ -1084,7 +1084,7 @@ class _Side:
             for positions in self.by_resource().values():
                 for i in positions:
                     if blocks[i].handles:
-                        found.setdefault(BLOCK_HANDLE_PREFIX + digests[i][:16].hex(), []).extend(blocks[i].handles)
+                        found.setdefault(block_text_handle(digests[i]), []).extend(blocks[i].handles)
         return found
 
     def block_handles(self) -> frozenset[str]:
@@ -2514,8 +2514,8 @@ class Gate:
             for h, d in zip(new, map(known.get, new)):
                 if d is None:
                     unstored.add(h)
-                elif d.startswith("blake3:"):
-                    index.setdefault(BLOCK_HANDLE_PREFIX + d[7:39], []).append(h)
+                elif (text := stored_text_handle(d)) is not None:
+                    index.setdefault(text, []).append(h)
             self._read_text_keys = (len(read_of), index, unstored)
         return index
 
@@ -2571,7 +2571,7 @@ class Gate:
         known = self._handle_digest
         for text, handles in side.read_texts().items():
             for h in handles:
-                if h in read_of and (d := known.get(h)) is not None and BLOCK_HANDLE_PREFIX + d[7:39] != text:
+                if h in read_of and (d := known.get(h)) is not None and stored_text_handle(d) != text:
                     self._read_window_texts.setdefault(text, set()).add(h)
         ix.reads_logged = True
         undo.shapes.append(ix)
@@ -4758,7 +4758,7 @@ class _Check:
         none of the block's sources (those its provenance and markers name, and the strings a JSON
         one encodes) holds the number so. Read only for a derived block whose text holds a version
         word before a dotted number (:data:`_SAID_VERSION`)."""
-        derived, datas, joined, _ = self._derived_joined()
+        derived, _, joined, ends = self._derived_joined()
         if not derived:
             return
         # (one native pass over the derived blocks' texts joined for the words' leads, most
@@ -4766,11 +4766,10 @@ class _Check:
         leads = version_word_leads(joined)
         if not leads.size:
             return
-        starts = list(itertools.accumulate((len(d) + 1 for d in datas[:-1]), initial=0))
         by_block: dict[int, dict[bytes, bytes]] = {}
         for p in leads.tolist():
             if (m := _SAID_VERSION.match(joined, p)) is not None:
-                by_block.setdefault(derived[bisect.bisect_right(starts, p) - 1], {}).setdefault(
+                by_block.setdefault(derived[bisect_right(ends, p)], {}).setdefault(
                     m.group(2), m.group(1).lower())
         if not by_block:
             return
@@ -4820,26 +4819,29 @@ class _Check:
             return
         # (matched in their bytes joined, where no version crosses a line break: each block holding
         # one is then read alone)
-        matches = _versions_apart(joined, joined.translate(_DIGITS_AS_ZERO))
-        found_in = sorted({bisect_right(ends, m.start()) for m in matches if _IPV4_SHAPE.fullmatch(m.group(1)) is None})
-        if not found_in:
+        by_block: dict[int, list[tuple[bytes, int]]] = {}  # block -> (version, where in its text)
+        for m in _versions_apart(joined, joined.translate(_DIGITS_AS_ZERO)):
+            if _IPV4_SHAPE.fullmatch(m.group(1)) is None:
+                k = bisect_right(ends, m.start())
+                by_block.setdefault(k, []).append((m.group(), m.start() - (ends[k - 1] if k else 0)))
+        if not by_block:
             return
         gate = self.gate
         reported = {(v.block, v.value) for v in self.violations if v.invariant == "I1"}
-        for j, data in ((derived[k], datas[k]) for k in found_in):
-            versions = [m for m in _versions_apart(data) if _IPV4_SHAPE.fullmatch(m.group(1)) is None]
+        for k, versions in sorted(by_block.items()):
+            j, data = derived[k], datas[k]
             block = post_blocks[j]
             handles = list(dict.fromkeys(block.provenance + self.cited(j)))
             texts = [x for h in handles if (x := gate.source_facts(h)) is not None]
             found = _AbbreviationSources([*texts, *(d for x in texts if (d := gate.read_facts(x)) is not x)])
-            for m in versions:
-                value, start = m.group().decode(), m.start()
+            for version, start in versions:
+                value = version.decode()
                 named = found.version_owner(data, start)
-                if named is None or found.glued_to(named, m.group()) or (block.id, value) in reported:
+                if named is None or found.glued_to(named, version) or (block.id, value) in reported:
                     continue
                 just = _NAME_JUST_BEFORE.search(data, max(0, start - _NAME_BEFORE_REACH), start)
-                if just is not None and found.written_before(just.group(1), m.group()) or found.apart_version(
-                        data, start, m.group()):
+                if just is not None and found.written_before(just.group(1), version) or found.apart_version(
+                        data, start, version):
                     continue
                 self.violate("I1", f"block {block.id!r} writes version {value!r} after a name its sources glue or "
                              f"pin to other versions only ({named.decode()!r}): a version of another name, or "
@@ -8742,14 +8744,8 @@ class _Check:
             # and a read's own text handle stands for the read (_reads_of_text), derived from or
             # cited by marker, or below a summary reached so (red team 135, F02, F12: a summary
             # of the read's text handle re-summarized from its own)
-            # (the reads' text handles looked up among them, not each of them tested: a
-            # summarize's summaries derive from dozens of turns' text handles)
-            indexes = [gate._logged_reads_by_text_handle(), gate._read_window_texts]
-            if any(h.startswith(BLOCK_HANDLE_PREFIX) for h in refs):
-                indexes.append(self.pre.read_texts())  # (made only where a block handle is among them)
-            texts = {h for index in indexes for h in _among(index, refs)}
-            for h in texts:
-                reads = self._reads_of_text(h)
+            texts = self._read_texts_among(refs, windows=any(h.startswith(BLOCK_HANDLE_PREFIX) for h in refs))
+            for h, reads in texts.items():
                 through[h] = through.get(h, frozenset()) | reads
                 refs |= reads
             above = _above(through) if through else {}
@@ -9332,19 +9328,21 @@ class _Check:
         from that read as much as one deriving from the read's handle: red team 133, F01, one
         edit summarizing the older read from its text handle and evicting both reads left
         retries=3 alone, accepted, where the same summary deriving from the read was refused."""
-        found = self._text_reads
-        if found is None:
+        if self._text_reads is None:
             union = self.post.block_handles()
-            if not union:
-                self._text_reads = {}
-                return self._text_reads
-            gate = self.gate
-            made: dict[str, set[str]] = {}
-            for index in (gate._logged_reads_by_text_handle(), gate._read_window_texts, self.pre.read_texts()):
-                for h in _among(index, union):
-                    made.setdefault(h, set()).update(index[h])
-            found = self._text_reads = {h: frozenset(reads) for h, reads in made.items()}
-        return found
+            self._text_reads = self._read_texts_among(union, windows=True) if union else {}
+        return self._text_reads
+
+    def _read_texts_among(self, handles: Any, *, windows: bool) -> dict[str, frozenset[str]]:
+        """The text handles among ``handles`` that name a read's bytes -> those reads
+        (:meth:`_reads_of_text`), looked up from the indexes' side (a summarize's post names
+        hundreds of handles, few of them a read's text); the pre window's read texts are made
+        only where ``windows`` says a block handle may be among them."""
+        gate = self.gate
+        indexes = [gate._logged_reads_by_text_handle(), gate._read_window_texts]
+        if windows:
+            indexes.append(self.pre.read_texts())
+        return {h: self._reads_of_text(h) for index in indexes for h in _among(index, handles)}
 
     def _weighed_blocks(self, resource: str, handles: Any, newest: str) -> tuple[list[int], set[int], bool] | None:
         """For both weighings of a resource whose ``newest`` read is gone from post: (the post
