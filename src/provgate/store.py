@@ -461,7 +461,10 @@ class SourceStore:
         ts = _check_ts(ts)
         digest = compute_digest(data)  # outside the write lock: hashing needs no lock
         _check_block_handle(handle, digest)
-        written = self._write(lambda conn: self._insert_source(conn, handle, digest, data, kind, ts))
+        try:
+            written = self._write(lambda conn: self._insert_source(conn, handle, digest, data, kind, ts))
+        finally:
+            self._note_source_write()
         self._remember_written({handle: written})
         return written
 
@@ -545,9 +548,34 @@ class SourceStore:
         if not rows:
             self._check_open()
             return {}
-        written = self._write(txn)
+        try:
+            written = self._write(txn)
+        finally:
+            self._note_source_write()
         self._remember_written(written)  # (after the commit: a batch rolled back is not remembered)
         return written
+
+    # Every source write this object made (any thread), counted after its commit (or its
+    # savepoint, inside _one_transaction, whose rows this thread's connection reads at once):
+    # with a connection's PRAGMA data_version, which moves when ANOTHER connection commits,
+    # what a reader of the sources compares to know that none was added since it last looked
+    # (Gate.forget_stale_names).
+    _source_writes = 0
+
+    def _note_source_write(self) -> None:
+        with self._lock:
+            self._source_writes += 1
+
+    def _sources_token(self) -> tuple[Any, int, int]:
+        """(this thread's connection, its data_version, this object's source writes): equal to
+        a token taken before only if no source was stored since, by this object or by any other
+        connection (another process, another store object, another thread). Taken BEFORE the
+        read it vouches for, so that a write racing that read moves the next token."""
+        writes = self._source_writes
+        if self._memory:  # (one connection, written only through this object)
+            self._check_open()
+            return (None, 0, writes)
+        return self._connection_token(writes)
 
     def _remember_written(self, written: Mapping[str, str]) -> None:
         if len(self._written) + len(written) > _WRITTEN_MEMORY:
@@ -1017,6 +1045,11 @@ class SourceStore:
         if self._memory:  # (one connection, written only through this object)
             self._check_open()
             return (None, 0, writes)
+        return self._connection_token(writes)
+
+    def _connection_token(self, writes: int) -> tuple[Any, int, int]:
+        """(this thread's connection, its data_version, ``writes``), or a token equal to none
+        when the PRAGMA fails."""
         conn = self._connection()
         conn.busy += 1
         try:
