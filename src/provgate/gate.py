@@ -18646,9 +18646,18 @@ def _counted_after(text: bytes, end: int) -> bytes:
 
 
 def _unit_spelling(word: bytes) -> bytes:
-    """``word`` lower-cased, unless that makes it a spelling read in lower case only (``US``)."""
+    """``word`` lower-cased, unless that makes it a spelling read in lower case only (``US``); a
+    capital's bits (``Kb``, ``Mb``, ``Gb``, ``Tb``) as bits (``kbit``)."""
     lowered = word.lower()
+    if len(word) == 2 and word[1] == 98 and word[0] in _BIT_PREFIXES:
+        return lowered[:1] + b"bit"
     return word if lowered in UNIT_LOWER_CASE_ONLY else lowered
+
+
+# the capitals that a lower-case "b" after them makes bits: "30Gb" is gigabits, "30GB" gigabytes
+# (red team 135, F06: "30GB" summarized "30Gb" was grounded, both read "gb"); "30gb", in one case,
+# is read as bytes, as it is most often meant
+_BIT_PREFIXES = frozenset(b"KMGT")
 
 
 def _unit_at(text: bytes, end: int, unknown: bool = False) -> bytes | None:
