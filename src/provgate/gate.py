@@ -38,6 +38,7 @@ import os
 import re
 import threading
 import time
+import unicodedata
 import uuid
 import weakref
 from bisect import bisect_left, bisect_right
@@ -18266,7 +18267,8 @@ _UNITS = {spelling: name for name, spellings in UNIT_NAMES.items() for spelling 
 # column's too, one line break, a hyphen as in "30-minute", markdown emphasis or code marks);
 # a unit glued to the figure ("26%", "30s") is part of the number's fact
 _UNIT_GAP = UNIT_GAP_RUN
-_UNIT_WORD = rb"([A-Za-z]+|%|\xc2\xb5s(?:ecs?)?|\xce\xbcs(?:ecs?)?|\xc2[\xb0\xba][ \t]?[CFcf]|\xe2\x84[\x83\x89]|\xe2\x80\xb0)(?![0-9A-Za-z_])"
+# (and a prime and a double prime, "30 \u2032", "30 \u2033": red team 135, F06)
+_UNIT_WORD = rb"([A-Za-z]+|%|\xc2\xb5s(?:ecs?)?|\xce\xbcs(?:ecs?)?|\xc2[\xb0\xba][ \t]?[CFcf]|\xe2\x84[\x83\x89]|\xe2\x80[\xb0\xb2\xb3])(?![0-9A-Za-z_])"
 # a rate: "40 MB/s", "100 req/s", "100 requests per minute"
 _UNIT_RATE = rb"(?:(?:[ \t]*/[ \t]*|[ \t]+[Pp][Ee][Rr][ \t]+)" + _UNIT_WORD + rb")?"
 # or a rate of nothing named, "/" right after the figure ("100/h", "$5/month": red team 118, F27;
@@ -18654,9 +18656,18 @@ def _counted_after(text: bytes, end: int) -> bytes:
 
 
 def _unit_spelling(word: bytes) -> bytes:
-    """``word`` lower-cased, unless that makes it a spelling read in lower case only (``US``)."""
+    """``word`` lower-cased, unless that makes it a spelling read in lower case only (``US``); a
+    capital's bits (``Kb``, ``Mb``, ``Gb``, ``Tb``) as bits (``kbit``)."""
     lowered = word.lower()
+    if len(word) == 2 and word[1] == 98 and word[0] in _BIT_PREFIXES:
+        return lowered[:1] + b"bit"
     return word if lowered in UNIT_LOWER_CASE_ONLY else lowered
+
+
+# the capitals that a lower-case "b" after them makes bits: "30Gb" is gigabits, "30GB" gigabytes
+# (red team 135, F06: "30GB" summarized "30Gb" was grounded, both read "gb"); "30gb", in one case,
+# is read as bytes, as it is most often meant
+_BIT_PREFIXES = frozenset(b"KMGT")
 
 
 def _unit_at(text: bytes, end: int, unknown: bool = False) -> bytes | None:
@@ -19020,8 +19031,16 @@ _BRACKET_WORD = re.compile(rb"(?<![0-9A-Za-z_])(?:[A-Za-z]+|\xc2\xb5[A-Za-z]*|\x
 
 # (and a no-break, narrow no-break or thin space a blank, as a reader sees it: "30\u00a0seconds",
 # red team 123, F06)
+# (and a unit's squared symbol, "30 \u33b3", as the letters it writes, "30 ms": red team 135, F06;
+# but millibars' "\u33d4", whose "mb" would read megabytes)
+# (and a dash or a Unicode hyphen "--", as a reader reads "30\u2014hours" and "30\u2011minute": the
+# unit after it is the figure's, as after "30 -- hours" and "30-minute", red team 135, F06; "--",
+# so an aside between two dashes, "30 \u2014 roughly \u2014 hours", is read as between two "--")
 _UNIT_SIGNS = str.maketrans({"\u212a": "K", "\u2103": "\u00b0C", "\u2109": "\u00b0F",
-                             "\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u2007": " ", "\u205f": " "})
+                             "\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u2007": " ", "\u205f": " ",
+                             **dict.fromkeys(map(chr, range(0x2010, 0x2016)), "--"),
+                             **{chr(c): unicodedata.normalize("NFKC", chr(c)).replace("\u2215", "/")
+                                for c in range(0x3380, 0x33E0) if c != 0x33D4}})
 
 
 # a currency's sign after a figure, the figure's unit (named by the sign): a bracket's whole label
