@@ -36,6 +36,7 @@ import json
 import math
 import os
 import re
+import reprlib
 import threading
 import time
 import unicodedata
@@ -1633,7 +1634,7 @@ class Gate:
         self.session_floor = session_floor
         _check_policy(policy)
         if session is not None:
-            check_session(session)
+            session = check_session(session)
         # groups this gate's cycles in the audit log, for the session report
         self.session = session or uuid.uuid4().hex
         _check_floor(retention_floor)
@@ -3044,9 +3045,20 @@ def check_session(session: Any, argument: str = "session") -> str:
     else InvalidArgumentError naming ``argument``.
     Checked when the gate is made, so a check never writes a source or a fact table and then
     fails on the audit record."""
-    if not isinstance(session, str) or not session or len(session) > MAX_SESSION_CHARS:
-        raise InvalidArgumentError(f"{argument} must be a non-empty str of at most {MAX_SESSION_CHARS} characters",
-                                   argument=argument)
+    # each refusal says what was given (red team 134, F09b: a number, a list, None, a bool, an
+    # empty and a huge name all got one message that named the rule, not the value)
+    if not isinstance(session, str):
+        raise InvalidArgumentError(f"{argument} must be a str (a session name), not {type(session).__name__} "
+                                   f"{_shown_value(session)}", argument=argument)
+    # a str subclass is taken as its characters: its own methods (__eq__, __len__) play no part
+    # in the checks or the records, as for a handle
+    session = str.__str__(session)
+    if not session:
+        raise InvalidArgumentError(f"{argument} is an empty str; a session name has 1 to {MAX_SESSION_CHARS} "
+                                   "characters", argument=argument)
+    if len(session) > MAX_SESSION_CHARS:
+        raise InvalidArgumentError(f"{argument} is {len(session)} characters long ({_shown_value(session)}); a session "
+                                   f"name has at most {MAX_SESSION_CHARS}", argument=argument)
     try:
         session.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -3064,6 +3076,17 @@ def check_session(session: Any, argument: str = "session") -> str:
                                    "(`provgate report --session all`), so a session of that name could not be "
                                    "reported alone; choose another name", argument=argument)
     return session
+
+
+def _shown_value(value: Any) -> str:
+    """A repr of ``value`` of at most about 60 characters, whatever its size (a repr escapes lone
+    surrogates, so the message always encodes; a str subclass is shown as its characters)."""
+    return _SHORT_REPR.repr(str.__str__(value) if isinstance(value, str) else value)
+
+
+_SHORT_REPR = reprlib.Repr()
+_SHORT_REPR.maxstring = _SHORT_REPR.maxother = 60
+_SHORT_REPR.maxlist = _SHORT_REPR.maxtuple = _SHORT_REPR.maxdict = _SHORT_REPR.maxset = 6
 
 
 @functools.lru_cache(maxsize=1 << 14)
