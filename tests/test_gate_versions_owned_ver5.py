@@ -55,12 +55,18 @@ LIES = [
     (PINS, "| numpy | pandas |\n|---|---|\n| 2.1.3 | 1.26.2 |\n", "2.1.3"),
     (ONE_DOT, "| numpy | pandas |\n|---|---|\n| 1.26 | 2.1 |\n", "1.26"),
     (PINS, "| | numpy | pandas |\n|---|---|---|\n| pinned | 2.1.3 | 1.26.2 |\n", "2.1.3"),
+    # a one-dot version pip glues to another name, grounded by a verbatim number elsewhere; a
+    # log's key:value swapped (bound as a tag is)
+    ("Successfully installed idna-3.6\nPython 3.7 found\n", "Installed idna 3.7.\n", "3.7"),
+    ("loss:0.25 acc:0.91\n", "loss 0.91 and acc 0.25\n", "0.91"),
 ]
 
 HONEST = [
     (ONE_DOT, "Pinned numpy 2.1 and pandas 1.26.\n"),
     (PRE_RELEASE, "numpy 1.26.0rc1 and pandas 2.1.0b2\n"),
     (ALPHA, "Django 5.0a1 and flask 3.0\n"),
+    ("Successfully installed idna-3.6\nPython 3.7 found\n", "Installed idna 3.6 on Python 3.7.\n"),
+    ("loss:0.25 acc:0.91\n", "loss 0.25 and acc 0.91\n"),
     (DJANGO, "django 4.2 and flask 3.0\n"),
     (NPM, "Installed lodash 4.17 and react 18.2.\n"),
     (NPM_FULL, "Installed lodash 4.17.21 and react 18.2.0.\n"),
@@ -102,14 +108,14 @@ def test_a_version_beside_the_name_its_sources_bind_it_to_is_grounded(source, te
 
 
 def test_a_block_of_measures_builds_no_reader_of_its_sources(monkeypatch):
-    """One-dot numbers with a unit, a percent sign or no name bound before them ask the sources
-    nothing (the standard summarize's ``DEFAULT_TIMEOUT = 5.0``, ``14.33s``)."""
+    """One-dot numbers with a unit or a percent sign glued to them, or no name bound before them,
+    ask the sources nothing (the standard summarize's ``DEFAULT_TIMEOUT = 5.0``, ``14.33s``)."""
     def refuse(*_args, **_kwargs):
         raise AssertionError("read the sources' bound names for a block of measures")
 
     monkeypatch.setattr(gate, "_AbbreviationSources", refuse)
-    source = ONE_DOT + "took 1.2 s, coverage 87.5%, DEFAULT_TIMEOUT = 5.0, 14.33s\n"
-    assert_accepted(_summarize(source, "The run took 1.2 s at 87.5% coverage; `DEFAULT_TIMEOUT = 5.0`, `14.33s`.\n"))
+    source = ONE_DOT + "3 runs, 1.2 s each, coverage 87.5%, DEFAULT_TIMEOUT = 5.0, 14.33s\n"
+    assert_accepted(_summarize(source, "3 runs, 1.2 s each, at 87.5% coverage; `DEFAULT_TIMEOUT = 5.0`, `14.33s`.\n"))
 
 
 def test_a_header_is_looked_for_a_bounded_way_up():

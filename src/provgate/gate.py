@@ -4812,29 +4812,34 @@ class _Check:
         names (``numpy 2.1.3 and pandas 1.26.2`` of ``numpy==1.26.2`` / ``pandas==2.1.3``), or
         another tool's given to a glued name (``requests 3.11.4`` beside ``Python 3.11.4``), were
         accepted (red team 135, F11). Read only for a derived block whose text holds such a
-        version (:data:`_VERSION_APART`), most edits' none."""
+        version (:data:`_VERSION_APART`), most edits' none. A one-dot or pre-release version
+        (``numpy 1.26`` of ``numpy==2.1``, ``numpy 2.1.0b2``) and one tagged by ``@`` or ``:``
+        (``lodash@4.17``, ``nginx:1.25``) are asked too (red team 136, F07), a one-dot number only
+        where a name stands bound just before it or heads its table column
+        (:func:`_name_bound_before`, :func:`_column_header`); and a version starting its line is
+        read as the version of a name ending the line above (red team 136, F02)."""
         post_blocks = self.post.blocks
         derived, datas, joined, ends = self._derived_joined()
         if not derived:
             return
         # (matched in their bytes joined, where no version crosses a line break: each block holding
         # one is then read alone)
-        by_block: dict[int, list[tuple[bytes, int, bool]]] = {}  # block -> (version, where in its text, one dot)
+        # block -> (version, where in its text, the name bound before it if it has one dot)
+        by_block: dict[int, list[tuple[bytes, int, bytes | None]]] = {}
         numbers: list[re.Match[bytes]] = []
         for m in _versions_apart(joined, joined.translate(_DIGITS_AS_ZERO), numbers):
             if _IPV4_SHAPE.fullmatch(m.group(1)) is None:
                 k = bisect_right(ends, m.start())
-                by_block.setdefault(k, []).append((m.group(), m.start() - (ends[k - 1] if k else 0), False))
+                by_block.setdefault(k, []).append((m.group(), m.start() - (ends[k - 1] if k else 0), None))
         for m in numbers:
             # (a one-dot number, "numpy 2.1", is a version only after a name bound to it,
-            # :func:`_name_bound_before`, or under one's column: red team 136, F07; asked of the
-            # sources only then, most such numbers being measures, "took 1.2 s", "ratio 0.75")
+            # :func:`_name_bound_before`, or under one's column: red team 136, F07; the sources
+            # asked only then, most such numbers being measures, "DEFAULT_TIMEOUT = 5.0", "87.5%")
             k = bisect_right(ends, m.start())
-            data = datas[k]
             start = m.start() - (ends[k - 1] if k else 0)
-            name = _name_bound_before(data, start) or _column_header(data, start)
-            if name is not None and _bare_after(data, start + len(m.group())):
-                by_block.setdefault(k, []).append((m.group(), start, True))
+            name = _name_bound_before(datas[k], start) or _column_header(datas[k], start)
+            if name is not None:
+                by_block.setdefault(k, []).append((m.group(), start, name))
         if not by_block:
             return
         gate = self.gate
@@ -4845,14 +4850,14 @@ class _Check:
             handles = list(dict.fromkeys(block.provenance + self.cited(j)))
             texts = [x for h in handles if (x := gate.source_facts(h)) is not None]
             found = _AbbreviationSources([*texts, *(d for x in texts if (d := gate.read_facts(x)) is not x)])
-            for version, start, one_dot in sorted(versions, key=itemgetter(1)):
+            for version, start, name in sorted(versions, key=itemgetter(1)):
                 value = version.decode()
                 if (block.id, value) in reported:
                     continue
-                if one_dot:
-                    name = _name_bound_before(data, start) or _column_header(data, start)
-                    if name is None or not found.glued_name(name) or found.glued_to(name, version) or (
-                            found.written_before(name, version)):
+                if name is not None:
+                    # (a unit after it makes it a measure, "numpy 1.2 s": read last, being costly)
+                    if not found.glued_name(name) or found.glued_to(name, version) or found.written_before(
+                            name, version) or not _bare_after(data, start + len(version)):
                         continue
                     named = _package_key(name)
                 else:
