@@ -4826,7 +4826,7 @@ class _Check:
         # one is then read alone)
         # block -> (version, where in its text, the name bound before it if it has one dot)
         by_block: dict[int, list[tuple[bytes, int, bytes | None]]] = {}
-        numbers: list[re.Match[bytes]] = []
+        numbers: list[int] = []
         for m in _versions_apart(joined, joined.translate(_DIGITS_AS_ZERO), numbers):
             if _IPV4_SHAPE.fullmatch(m.group(1)) is None:
                 k = bisect_right(ends, m.start())
@@ -4834,12 +4834,20 @@ class _Check:
         for m in numbers:
             # (a one-dot number, "numpy 2.1", is a version only after a name bound to it,
             # :func:`_name_bound_before`, or under one's column: red team 136, F07; the sources
-            # asked only then, most such numbers being measures, "DEFAULT_TIMEOUT = 5.0", "87.5%")
-            k = bisect_right(ends, m.start())
-            start = m.start() - (ends[k - 1] if k else 0)
-            name = _name_bound_before(datas[k], start) or _column_header(datas[k], start)
+            # asked only then, most such numbers being measures, "DEFAULT_TIMEOUT = 5.0", "87.5%";
+            # the byte before it looked at first: no name is bound across a lone "=" or a ",")
+            k = bisect_right(ends, m)
+            data = datas[k]
+            start = m - (ends[k - 1] if k else 0)
+            before = data[max(0, start - 4):start].rstrip(b" \t*_`\r\n")
+            if before and (before[-1] not in _NAME_OR_BINDER or before[-1:] == b"=" and before[-2:] != b"=="):
+                continue
+            number = _NUMBER_APART.match(data, start)
+            if number is None:
+                continue
+            name = _name_bound_before(data, start) or _column_header(data, start)
             if name is not None:
-                by_block.setdefault(k, []).append((m.group(), start, name))
+                by_block.setdefault(k, []).append((number.group(), start, name))
         if not by_block:
             return
         gate = self.gate
@@ -11843,14 +11851,14 @@ _NUMBER_APART = re.compile(rb"(?<![0-9A-Za-z.+=@-])([0-9]++\.[0-9]++" + _PRE_REL
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 
 
-def _versions_apart(data: bytes, flat: bytes | None = None,
-                    numbers: list[re.Match[bytes]] | None = None) -> list[re.Match[bytes]]:
+def _versions_apart(data: bytes, flat: bytes | None = None, numbers: list[int] | None = None) -> list[re.Match[bytes]]:
     """``_VERSION_APART.finditer(data)``, matched only where a digit, a dot and a digit stand:
     every version holds them, and a match starts where their number does (or at the ``v``
     before it), since no digit, letter or dot may stand before it. The regex searched from
     every byte cost a summarize's 17 KB of summaries 0.6 ms (red team 135, F11's rule).
-    ``numbers``, if given, gets ``_NUMBER_APART``'s matches where no version stands (the same
-    walk: a one-dot number is one of the places it stops at)."""
+    ``numbers``, if given, gets the offsets where a number begins and no version stands, where
+    ``_NUMBER_APART`` may match (the same walk: a one-dot number is one of the places it stops
+    at; matched by the caller, once it has looked at the bytes before)."""
     if flat is None:
         flat = data.translate(_DIGITS_AS_ZERO)
     out: list[re.Match[bytes]] = []
@@ -11865,8 +11873,8 @@ def _versions_apart(data: bytes, flat: bytes | None = None,
         m = _VERSION_APART.match(data, start)
         if m is not None:
             out.append(m)
-        elif numbers is not None and (m := _NUMBER_APART.match(data, digits)) is not None:
-            numbers.append(m)
+        elif numbers is not None:
+            numbers.append(digits)
         at = flat.find(b"0.0", m.end() if m is not None else at + 1)
     return out
 
@@ -11889,6 +11897,8 @@ _NAME_BOUND_BEFORE_REVERSED = re.compile(
     rb"(?:[ \t]*+:?[ \t]*+(?i:noisrev|rev|esaeler|ler|ver|gat|si|ta|ot|won)(?=[ \t*_`(:|@=])){0,2}"
     rb"[ \t*_`]*+(?:[(:|@]|==)?[ \t*_`]*+([A-Za-z0-9_.-]++)")
 _NAME_CHARACTERS = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_.-")
+# what may stand last before a number a name is bound to, blanks and markup aside
+_NAME_OR_BINDER = _NAME_CHARACTERS | frozenset(b"(:|=@")
 _NAME_WHOLE = re.compile(rb"[A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*")
 
 
