@@ -11,8 +11,9 @@ import sys
 import threading
 
 import pytest
-
 from gate_helpers import assert_accepted, find, tool
+
+from provgate.errors import HandleConflictError
 from provgate.gate import Gate
 from provgate.store import SourceStore
 
@@ -93,7 +94,7 @@ def test_a_failed_put_moves_the_token_all_the_same(tmp_path):
     whatever the outcome), which only costs the next check one query."""
     store = _store(tmp_path)
     before = store._sources_token()
-    with pytest.raises(Exception):
+    with pytest.raises(HandleConflictError):
         store.put("tool:x", "another content\n")
     assert store._sources_token() != before
 

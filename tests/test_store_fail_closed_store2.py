@@ -347,9 +347,8 @@ def test_the_report_takes_a_str_subclass_session_as_its_characters():
     records = [(1, {"session": "S", "cycle": 1, "accepted": True}),
                (2, {"session": "T", "cycle": 1, "accepted": True})]
     for selection in (Name("S"), [Name("S")]):
-        for report in (lambda: report_from_records(records, session=selection),
-                       lambda: session_report(_Records(records), session=selection)):
-            got = report().to_json()
+        for report in (report_from_records, lambda rs, session: session_report(_Records(rs), session=session)):
+            got = report(records, session=selection).to_json()
             assert [s["session"] for s in got["sessions"]] == ["S"], got
     with pytest.raises(InvalidArgumentError, match="unknown session"):
         report_from_records(records, session=Name("U"))
