@@ -18709,6 +18709,8 @@ def _unit_grounded(stated: bytes, given: bytes) -> bool:
     (bits only in a rate, ``Gb/s``)."""
     if _same_unit(stated, given):
         return True
+    if stated.islower() and given.islower():
+        return False  # (no capital either side, so no capital's b: most units)
     bits = _BITS_OR_BYTES_IN.sub(_as_bits, stated) if b"b" in stated else stated
     if b"b" not in given or _BITS_OR_BYTES_IN.search(given) is None:
         return bits != stated and _same_unit(bits, given)
