@@ -6816,7 +6816,7 @@ class _Check:
         for r, a, b_unit, v in zip(post_rows, before, after, values):
             if b_unit is not None and a is None and any(u == b_unit and w != v for u, w in dropped):
                 a = _NO_UNIT
-            if a is None or b_unit is None or _same_unit(a, b_unit):
+            if a is None or b_unit is None or _unit_grounded(b_unit, a):
                 continue
             b = self.edit.post[j]
             span = post_table.span(r)
@@ -12864,7 +12864,7 @@ def _ground_units_respelled(tables: list[FactTable], sources: list[list[_Facts]]
                 # "30s" is no unit dropped)
                 grounded = None in there or _NO_WORD_AFTER.match(table.data, int(table.end[r])) is not None
             else:
-                grounded = any(u is not None and _same_unit(unit, u) for u in there)
+                grounded = any(u is not None and _unit_grounded(unit, u) for u in there)
             if grounded:
                 keep[n] = False
                 break
@@ -18429,6 +18429,8 @@ def _pins_in_values(table: FactTable, found: np.ndarray, names: set[bytes],
 # each spelling of a unit (``_search_py.UNIT_NAMES``; a unit glued to the figure, "30s", is part of the
 # number fact) -> its name
 _UNITS = {spelling: name for name, spellings in UNIT_NAMES.items() for spelling in spellings}
+# (and a capital's lower-case b, "Gb": bits or bytes, its own name, as written: _BITS_OR_BYTES)
+_UNITS.update((spelling, spelling) for spelling in (b"Kb", b"Mb", b"Gb", b"Tb"))
 # what a reader sees between a figure and its unit (unit_leads' gap: blanks, an aligned
 # column's too, one line break, a hyphen as in "30-minute", markdown emphasis or code marks);
 # a unit glued to the figure ("26%", "30s") is part of the number's fact
@@ -18692,12 +18694,47 @@ def _same_unit(a: bytes, b: bytes) -> bool:
 
 # the units that measure (bytes, time, distance...), which a rate of things counted is not:
 # a rate of nothing named is not theirs (red team 120, F10)
-_MEASURED = frozenset(UNIT_NAMES) - {b"times"}
+_MEASURED = frozenset(UNIT_NAMES).union((b"Kb", b"Mb", b"Gb", b"Tb")) - {b"times"}
 
 
 def _units_given(names: Iterable[bytes], given: set[bytes]) -> bool:
-    """Is each of the units ``names`` one of ``given`` (:func:`_same_unit`)?"""
-    return all(u in given or any(_same_unit(u, g) for g in given) for u in names)
+    """Is each of the units ``names`` grounded by one of ``given`` (:func:`_unit_grounded`)?"""
+    return all(u in given or any(_unit_grounded(u, g) for g in given) for u in names)
+
+
+def _unit_grounded(stated: bytes, given: bytes) -> bool:
+    """Does a source's unit ``given`` ground the unit ``stated`` of a block that comes from it
+    (a summary's, a rewrite's)? The same unit (:func:`_same_unit`), or where either is a
+    capital's lower-case b (``Gb``, :data:`_BITS_OR_BYTES`): stated, bits; given, bits or bytes
+    (bits only in a rate, ``Gb/s``)."""
+    if _same_unit(stated, given):
+        return True
+    if stated.islower() and given.islower():
+        return False  # (no capital either side, so no capital's b: most units)
+    bits = _BITS_OR_BYTES_IN.sub(_as_bits, stated) if b"b" in stated else stated
+    if b"b" not in given or _BITS_OR_BYTES_IN.search(given) is None:
+        return bits != stated and _same_unit(bits, given)
+    if _same_unit(bits, _BITS_OR_BYTES_IN.sub(_as_bits, given)):
+        return True
+    return b"/" not in given and _same_unit(bits, _BITS_OR_BYTES_IN.sub(_as_bytes, given))
+
+
+# a capital's lower-case b (red team 137, F05): tools write "Mem: 16Gb" and "model.bin 350Mb" for
+# bytes as often as "Link 10Gb" for bits, so in a source it grounds both ("16 gigabytes", "16GB",
+# "16gb"; "10 gigabits", "10Gbit"); in a block that comes from one it reads as bits only, so
+# "30GB" or "30 gigabytes" summarized "30Gb" stays refused (red team 135, F06; fail closed: an
+# honest "200 gigabytes" -> "200Gb" too). In a rate ("30Mb/s") it is bits either side: a link's
+# speed ("Speed: 1000Mb/s", ethtool's) is bits, and "1000 MB/s" of it an eightfold lie
+_BITS_OR_BYTES = {b"Kb": (b"kbit", b"kb"), b"Mb": (b"mbit", b"mb"), b"Gb": (b"gbit", b"gb"), b"Tb": (b"tbit", b"tb")}
+_BITS_OR_BYTES_IN = re.compile(rb"(?<![A-Za-z])[KMGT]b(?![A-Za-z])")
+
+
+def _as_bits(m: re.Match[bytes]) -> bytes:
+    return _BITS_OR_BYTES[m.group()][0]
+
+
+def _as_bytes(m: re.Match[bytes]) -> bytes:
+    return _BITS_OR_BYTES[m.group()][1]
 
 
 # what a rate counts, its abbreviations and plural one name (red team 117, F13: "100 req/min" ->
@@ -18823,16 +18860,18 @@ def _counted_after(text: bytes, end: int) -> bytes:
 
 def _unit_spelling(word: bytes) -> bytes:
     """``word`` lower-cased, unless that makes it a spelling read in lower case only (``US``); a
-    capital's bits (``Kb``, ``Mb``, ``Gb``, ``Tb``) as bits (``kbit``)."""
-    lowered = word.lower()
+    capital's lower-case b (``Kb``, ``Mb``, ``Gb``, ``Tb``) as written (bits or bytes:
+    :data:`_BITS_OR_BYTES`)."""
     if len(word) == 2 and word[1] == 98 and word[0] in _BIT_PREFIXES:
-        return lowered[:1] + b"bit"
+        return word
+    lowered = word.lower()
     return word if lowered in UNIT_LOWER_CASE_ONLY else lowered
 
 
-# the capitals that a lower-case "b" after them makes bits: "30Gb" is gigabits, "30GB" gigabytes
-# (red team 135, F06: "30GB" summarized "30Gb" was grounded, both read "gb"); "30gb", in one case,
-# is read as bytes, as it is most often meant
+# the capitals that a lower-case "b" after them makes bits, or bytes where a source writes it
+# (_BITS_OR_BYTES): "30GB" is gigabytes, and a summary's "30Gb" is not (red team 135, F06: "30GB"
+# summarized "30Gb" was grounded, both read "gb"); "30gb", in one case, is read as bytes, as it
+# is most often meant
 _BIT_PREFIXES = frozenset(b"KMGT")
 
 
