@@ -5608,8 +5608,9 @@ class _Check:
         for t, found in enumerate(out):
             if found:
                 table = tables[t]
-                out[t] = tuple(r for r in found if not (table.kind[r] == _KIND_NUMBER and _pronoun_one(
-                    table.data, int(table.start[r]), int(table.end[r]))) and not (
+                out[t] = tuple(r for r in found if not (table.kind[r] == _KIND_NUMBER and (_pronoun_one(
+                    table.data, int(table.start[r]), int(table.end[r])) or _unit_second(
+                    table.data, int(table.start[r]), int(table.end[r])))) and not (
                     _placeholder(table, r) and (table.kind[r] != _KIND_KV or _key_said(table, r, [
                         texts[k] for k in groups[t]], said_keys))))
         return out
@@ -20259,6 +20260,19 @@ def _pronoun_one(data: bytes, start: int, end: int) -> bool:
         _NUMBER_WORD.search(word) and _POSSESSIVE.search(after[k - 1]) for k, word in enumerate(after[4:7], 4))
     return (word_before in _ONE_AFTER or (word_after == b"of" and word_before not in _ONE_COUNTED and not counted)
             or (word_before == b"the" and word_after in _ONE_RELATIVE))
+
+
+def _unit_second(data: bytes, start: int, end: int) -> bool:
+    """Is the number word at ``data[start:end]`` the unit "second" of a rate ("100 requests per
+    second", "30 MB/second", "per-second"), no ordinal? Read as the ordinal, it was a number no
+    source holds, and an honest summary of ``100 req/s`` was refused (eng-units16's finding).
+    Only after "per", "per-" or "/": "a second attempt" stays the count it may be."""
+    if data[start:end].lower() != b"second":
+        return False
+    before = data[max(0, start - 8):start]
+    return before.endswith((b"/", b"per-")) or (
+        before[-1:].isspace() and before.rstrip().lower().endswith(b"per")
+        and not before.rstrip()[-4:-3].isalnum())
 
 
 def _cites(block: Block) -> bool:
