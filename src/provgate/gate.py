@@ -4879,7 +4879,10 @@ class _Check:
             number = _NUMBER_APART.match(data, start)
             if number is None:
                 continue
-            name = _name_bound_before(data, start) or _column_header(data, start)
+            name = _name_bound_before(data, start)
+            if name is None or name.lower() in _VERSION_ROW_LABELS:
+                # (a version row's label is no name: its column's header is, "| version | 1.26 |")
+                name = _column_header(data, start, labelled_rows=True)
             if name is not None:
                 by_block.setdefault(k, []).append((number.group(), start, name))
         if not by_block:
@@ -4898,8 +4901,12 @@ class _Check:
                     continue
                 if name is not None:
                     # (a unit after it makes it a measure, "numpy 1.2 s": read last, being costly)
+                    # (a source binding that number to that name as this block does, "eval acc:
+                    # 0.88" of "acc: 0.88", or in a range, "numpy 1.26" of "numpy>=1.26", writes it
+                    # for the name: red team 137, F10/F02; asked last, only before a refusal)
                     if not found.glued_name(name) or found.glued_to(name, version) or found.written_before(
-                            name, version) or not _bare_after(data, start + len(version)):
+                            name, version) or not _bare_after(data, start + len(version)) or found.written_for(
+                            name, version, _says_version(data, start, name)):
                         continue
                     named = _package_key(name)
                 else:
@@ -11950,6 +11957,34 @@ def _name_bound_before(data: bytes, start: int) -> bytes | None:
     return name if _NAME_WHOLE.fullmatch(name) is not None else None
 
 
+# what a source writes between a name and a number it binds to it (:meth:`_AbbreviationSources.written_for`):
+# a label's words after the name (group 1, then the name must begin its line's label: "pandas
+# load (s): 2.1"), a unit in brackets, a binder (the block's own, a "=", a comparison, and a
+# range's earlier bound: "numpy>=1.26,<2.2"), the version words or verbs, one line break
+_BOUND_TAIL = re.compile(
+    rb"(?:\[[^\]\n]{0,64}\])?((?:[ \t]++[A-Za-z][A-Za-z0-9_-]*+){1,3})?[ \t*_`]*+(?:\([^()\n]{0,16}\)[ \t*_`]*+)?"
+    rb"(?:(?:[(:|@=]|[<>~!=]=|[<>^~])[ \t*_`]*+(?:[0-9][0-9A-Za-z.*+-]*+[ \t]*+,[ \t]*+(?:[<>~!=]=|[<>^~])[ \t]*+)?)?"
+    rb"(?:(?i:version|ver|release|rel|rev|tag|is|at|to|now)[ \t*_`:]*+){0,2}"
+    rb"(?:\r?\n[ \t]*+)?")
+# a source's one-dot number (:meth:`_AbbreviationSources.written_for`): _NUMBER_APART's, after
+# any binder ("numpy>=1.26", "score = 0.74")
+_NUMBER_IN_SOURCE = re.compile(rb"(?<![0-9A-Za-z.])[0-9]++\.[0-9]++" + _PRE_RELEASE + rb"(?![0-9A-Za-z+%]|[.-][0-9])")
+# a comparison or a version word between a name and a number: the number is said to be a version
+_VERSION_BINDER = re.compile(rb"[<>~!=^]|(?i:\b(?:version|ver|release|rel|rev|tag)\b)")
+
+
+def _says_version(data: bytes, start: int, name: bytes) -> bool:
+    """Does a block say "version" (or a comparison) between ``name`` and the number at offset
+    ``start`` of ``data``, on its line or the line above when the number starts its own, or in
+    its table row's label ("numpy version: 1.26", "| version | 1.26 |")?"""
+    line = data.rfind(b"\n", 0, start) + 1
+    if line and not data[line:start].strip(b" \t"):
+        line = data.rfind(b"\n", 0, line - 1) + 1
+    low = max(line, start - _NAME_BEFORE_REACH)
+    named = data[low:start].lower().rfind(name.lower())
+    return _VERSION_BINDER.search(data, low + named + len(name) if named >= 0 else low, start) is not None
+
+
 # how far before a version in a table's row its column's header is looked for
 _HEADER_REACH = 2048
 # a Markdown table's delimiter row ("|---|:--:|", "---|---")
@@ -11958,12 +11993,15 @@ _NOT_TABLE_ROW = re.compile(rb"\n(?![ \t]*+\|)")
 _TABLE_DELIMITER_ROW = re.compile(rb"[ \t]*+\|?[ \t]*+:?-{3,}:?[ \t]*+(?:\|[ \t]*+:?-{3,}:?[ \t]*+)*\|?[ \t]*+\r?$")
 
 
-def _column_header(data: bytes, start: int) -> bytes | None:
+def _column_header(data: bytes, start: int, labelled_rows: bool = False) -> bytes | None:
     """The header of the Markdown table column whose cell holds alone the value at offset
     ``start`` of ``data`` ("| numpy | pandas |", "|---|---|", "| 1.26.2 | 2.1.3 |": "numpy" for
     1.26.2), or None: not a table's cell, no delimiter row within ``_HEADER_REACH`` bytes
     above with only the table's rows between (red team 136, F02: a version's name written on
-    another line than it was never looked for)."""
+    another line than it was never looked for). With ``labelled_rows`` (a one-dot number's
+    look), None also where the row's label cell is no version word, or, in a table with no
+    label column, where a header cell is no name: a measure row's "| import (s) | 1.26 | 2.1 |"
+    under "| metric | numpy | pandas |" binds nothing (red team 137, F01)."""
     line = data.rfind(b"\n", 0, start) + 1
     row = data[line:start]
     bar = row.rfind(b"|")
@@ -11989,7 +12027,23 @@ def _column_header(data: bytes, start: int) -> bytes | None:
     if not 0 < column <= len(cells):
         return None
     name = cells[column - 1].strip(b" \t*_`")
-    return name if _NAME_WORD.fullmatch(name) is not None else None
+    if _NAME_WORD.fullmatch(name) is None:
+        return None
+    if labelled_rows:
+        label = row.lstrip(b" \t")[1:].split(b"|", 1)[0].strip(b" \t*_`:")
+        if column == 1 or _LABEL_IS_VALUE.fullmatch(label) is not None:
+            # (no label column: the header row must be all names, as a transposed table's is)
+            if any(_NAME_WORD.fullmatch(cell.strip(b" \t*_`")) is None for cell in cells if cell.strip(b" \t")):
+                return None
+        elif label.lower() not in _VERSION_ROW_LABELS:
+            return None
+    return name
+
+
+# a table row's first cell that is a value, not a label: the row of a table with no label column
+_LABEL_IS_VALUE = re.compile(rb"[vV]?[0-9][0-9A-Za-z.+-]*")
+# a row's label under which a column's header binds its one-dot numbers (:func:`_column_header`)
+_VERSION_ROW_LABELS = frozenset((b"version", b"versions", b"ver", b"release", b"rel", b"rev", b"tag"))
 
 
 # a dotted number of a text that reads as no version unless its context says so: an IPv4
@@ -12019,7 +12073,7 @@ class _AbbreviationSources:
     """What the sources of one block hold whole that a short form may stand for
     (:func:`_ground_abbreviations`), made on the first question."""
 
-    __slots__ = ("_data", "_glued", "_hex", "_names", "_places", "_tails", "_texts", "_versions")
+    __slots__ = ("_bound", "_data", "_glued", "_hex", "_names", "_numbers", "_places", "_tails", "_texts", "_versions")
 
     def __init__(self, texts: list[_Facts]) -> None:
         self._texts = texts
@@ -12030,6 +12084,8 @@ class _AbbreviationSources:
         self._glued: dict[bytes, set[bytes]] | None = None
         self._tails: set[bytes] | None = None
         self._places: set[tuple[bytes, ...]] | None = None
+        self._numbers: dict[bytes, list[tuple[int, int]]] | None = None
+        self._bound: dict[bytes, set[tuple[bytes, bool]]] | None = None
 
     def holds(self, kind: int, value: bytes) -> bool:
         if kind == _KIND_DIGEST or kind == _KIND_NUMBER and value.isdigit():
@@ -12133,6 +12189,61 @@ class _AbbreviationSources:
             if m.group().lower() not in _VERSION_WORDS_BEFORE:
                 last = m.group()
         return last is None or _package_key(last) not in glued
+
+    def written_for(self, name: bytes, value: bytes, as_version: bool = False) -> bool:
+        """Does a source write number ``value`` bound to ``name`` by the grammar a derived block's
+        one-dot number is read with (:func:`_name_bound_before`), or in a comparison, or as a
+        line's label's value? "acc: 0.88", "final score = 0.74", "redis: 1.25 ms p99", "| numpy |
+        1.26 |", "numpy>=1.26,<2.2" (either bound), "pandas load (s): 2.1"; not "loss:0.52
+        acc:0.81" for loss's 0.81 (red team 137, F10: a log's keys are bound as tags are, so its
+        other values were refused after them; F02: a range's bound, a metric list's value). With
+        ``as_version`` (the block says "version" of it) only a comparison or a version word
+        between binds it: "numpy: 1.26 s import" writes no version 1.26 of numpy."""
+        bound = self._bound_numbers(value)
+        key = _package_key(name)
+        return (key, True) in bound or not as_version and (key, False) in bound
+
+    def _bound_numbers(self, value: bytes) -> set[tuple[bytes, bool]]:
+        """The names (package keys) the sources bind number ``value`` to (:meth:`written_for`),
+        each with whether a comparison or a version word binds it; the sources' one-dot numbers
+        are found once (digits as one digit, found in C), each read for its names once, when
+        its value is first asked: linear in the sources whatever a block asks."""
+        if self._numbers is None:
+            self._numbers, self._bound = {}, {}
+            for index, data in enumerate(self._data):
+                flat = data.translate(_DIGITS_AS_ZERO)
+                at = flat.find(b"0.0")
+                while at >= 0:
+                    start = at
+                    while start > 0 and flat[start - 1] == 0x30:
+                        start -= 1
+                    m = _NUMBER_IN_SOURCE.match(data, start)
+                    if m is not None:
+                        self._numbers.setdefault(m.group(), []).append((index, start))
+                    at = flat.find(b"0.0", m.end() if m is not None else at + 1)
+        assert self._bound is not None
+        bound = self._bound.get(value)
+        if bound is None:
+            bound = self._bound[value] = set()
+            for index, at in self._numbers.get(value, ()):
+                data = self._data[index]
+                line = data.rfind(b"\n", 0, at) + 1
+                if line and not data[line:at].strip(b" \t"):
+                    line = data.rfind(b"\n", 0, line - 1) + 1  # (a value starting its line: the label above)
+                low = max(line, at - _NAME_BEFORE_REACH)
+                label_begins = line if line >= at - _NAME_BEFORE_REACH else -1
+                # (the name and at most three label words after it: the last four words before it)
+                for n in list(_NAME_WORD.finditer(data, low, at))[-4:]:
+                    tail = _BOUND_TAIL.fullmatch(data, n.end(), at)
+                    if tail is None:
+                        continue
+                    words = tail.group(1)
+                    # (a label's words after the name: it begins the label, and none is another
+                    # bound name, "numpy vs pandas: 1.26" binding pandas as much)
+                    if not words or label_begins >= 0 and not data[label_begins:n.start()].strip(b" \t-*+#>|`_") and not any(
+                            self.glued_name(word) for word in words.split()):
+                        bound.add((_package_key(n.group()), _VERSION_BINDER.search(data, n.end(), at) is not None))
+        return bound
 
     def glued_name(self, name: bytes) -> bool:
         """Do the sources glue ``name`` (as pip compares names) to a version?"""
