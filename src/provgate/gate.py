@@ -12069,11 +12069,49 @@ def _package_key(name: bytes) -> bytes:
 _HEX_RUN = re.compile(rb"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{64}|[0-9a-fA-F]{40})(?![0-9A-Za-z])")
 
 
+# a name written just before a version (:meth:`_AbbreviationSources.written_before`): the name
+# where no name character stands before it, a blank (and a version word), a pin's "==", "@" or
+# ":" after it, then an optional "v" and the run a version may stand at the start of (its ends
+# are read in :func:`_names_written_before_versions`)
+_NAME_THEN_VERSION_RUN = re.compile(rb"(?<![0-9A-Za-z_.-])([A-Za-z][A-Za-z0-9_]*+(?:[.-][A-Za-z][A-Za-z0-9_]*+)*+)"
+                                    rb"(?:[ \t]++(?:[Vv]ersion[ \t]++)?|==|@|:)[vV]?([0-9][0-9A-Za-z+._-]*+)",
+                                    re.IGNORECASE)
+
+
+def _names_written_before_versions(datas: list[bytes]) -> set[tuple[bytes, bytes]]:
+    """Every (name, version) pair, lower-cased, that ``datas`` write as ``name`` then ``version``
+    with a blank (and a version word), ``==``, ``@`` or ``:`` between, and an optional ``v``
+    before the version; a version is each prefix of the run after them that ends where no
+    letter, digit or ``+`` follows, nor a dot or dash before a digit (so "1.26" of "numpy
+    1.26." and of "numpy 1.26-beta", not of "numpy 1.26.2" or "numpy 1.26rc1"). One pass a
+    source, linear in its bytes and its runs."""
+    out: set[tuple[bytes, bytes]] = set()
+    for data in datas:
+        for m in _NAME_THEN_VERSION_RUN.finditer(data):
+            name = m.group(1).lower()
+            run = m.group(2).lower()
+            n = len(run)
+            for end in range(1, n + 1):
+                following = run[end:end + 1]
+                if end == n:
+                    following = data[m.end():m.end() + 1]
+                    after = data[m.end() + 1:m.end() + 2]
+                else:
+                    after = run[end + 1:end + 2]
+                if following and (following.isalnum() or following == b"+"):
+                    continue
+                if following in (b".", b"-") and after.isdigit():
+                    continue
+                out.add((name, run[:end]))
+    return out
+
+
 class _AbbreviationSources:
     """What the sources of one block hold whole that a short form may stand for
     (:func:`_ground_abbreviations`), made on the first question."""
 
-    __slots__ = ("_bound", "_data", "_glued", "_hex", "_names", "_numbers", "_places", "_tails", "_texts", "_versions")
+    __slots__ = ("_bound", "_data", "_glued", "_hex", "_names", "_numbers", "_places", "_tails", "_texts", "_versions",
+                 "_written")
 
     def __init__(self, texts: list[_Facts]) -> None:
         self._texts = texts
@@ -12086,6 +12124,7 @@ class _AbbreviationSources:
         self._places: set[tuple[bytes, ...]] | None = None
         self._numbers: dict[bytes, list[tuple[int, int]]] | None = None
         self._bound: dict[bytes, set[tuple[bytes, bool]]] | None = None
+        self._written: set[tuple[bytes, bytes]] | None = None
 
     def holds(self, kind: int, value: bytes) -> bool:
         if kind == _KIND_DIGEST or kind == _KIND_NUMBER and value.isdigit():
@@ -12166,11 +12205,15 @@ class _AbbreviationSources:
 
     def written_before(self, name: bytes, value: bytes) -> bool:
         """Does a source write ``name`` just before version ``value`` (a blank, a version word, a
-        pin's sign or a ``v`` between: "node v18.17.0", "node@18.17.0")?"""
+        pin's sign or a ``v`` between: "node v18.17.0", "node@18.17.0"), letters in any case?
+        Answered from the (name, version) pairs the sources write so, gathered in one pass over
+        them on the first question: a regular expression made and searched for each question
+        was linear in the sources per number asked, 9 s for a summary of 1,000 swapped values
+        of a 79 KB log (eng-ver6's finding)."""
         bare = value[1:] if value[:1] in b"vV" else value
-        pattern = re.compile(rb"(?<![0-9A-Za-z_.-])" + re.escape(name) + rb"(?:[ \t]++(?:[Vv]ersion[ \t]++)?|==|@|:)"
-                             rb"[vV]?" + re.escape(bare) + rb"(?![0-9A-Za-z+]|[.-][0-9])", re.IGNORECASE)
-        return any(pattern.search(data) is not None for data in self._data)
+        if self._written is None:
+            self._written = _names_written_before_versions(self._data)
+        return (name.lower(), bare.lower()) in self._written
 
     def apart_version(self, data: bytes, start: int, value: bytes) -> bool:
         """Is version ``value``, written at offset ``start`` of ``data`` after a name the sources
