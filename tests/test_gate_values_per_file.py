@@ -42,6 +42,8 @@ FORMS = {
                      "config/a.yaml sets retries to 3 and config/b.yaml sets retries to 5.\n"),
     "in_file_comma": ("In config/a.yaml, retries is 5. In config/b.yaml, retries is 3.\n",
                       "In config/a.yaml, retries is 3. In config/b.yaml, retries is 5.\n"),
+    "sentence_comma": ("config/a.yaml sets retries=5, config/b.yaml sets retries=3.\n",
+                       "config/a.yaml sets retries=3, config/b.yaml sets retries=5.\n"),
     "list": ("- config/a.yaml: retries: 5\n- config/b.yaml: retries: 3\n",
              "- config/a.yaml: retries: 3\n- config/b.yaml: retries: 5\n"),
     "list_bold": ("* **config/a.yaml** - retries=5, timeout=30\n* **config/b.yaml** - retries=3, timeout=30\n",
@@ -97,6 +99,11 @@ def test_one_value_swapped_is_refused_alone():
     "After reading config/a.yaml, the agent found retries=5 in the other file.\n",
     "The files config/a.yaml and config/b.yaml set retries=3 and retries=5.\n",
     "Compared with config/b.yaml, retries=3 here.\n",
+    "Compared with config/b.yaml, config/a.yaml sets retries=3.\n",
+    "config/a.yaml (unlike config/b.yaml, with retries=5) sets retries=3.\n",
+    # values before "from b.yaml" said of either file; values after a name in mid-clause of none
+    "config/a.yaml overrides retries=5 from config/b.yaml with retries=3.\n",
+    "retries=5 in config/b.yaml and retries=3 in config/a.yaml.\n",
     # a key the named file does not set
     "config/a.yaml sets timeout=30, as does the deploy file (with host: db.internal).\n",
 ])

@@ -4911,12 +4911,17 @@ class _Check:
             bound_of.update((h, logged[h]) for h in left if h not in bound_of)
             # (a pair a file's read writes as it is, key before value on one line, is that file's:
             # most summaries copy their files' lines, and are let go on a few byte searches)
+            reads_of: dict[str, list[str]] = {}
+            for h, r in bound_of.items():
+                reads_of.setdefault(r, []).append(h)
             texts = {}
+            looks = _QUICK_LOOKS  # (each a search of a read's text: past them, the fingerprints)
             for bound, found in scopes:
                 kept = []
                 for key, value in found:
-                    for h, r in bound_of.items():
-                        if r in bound:
+                    for h in (h for r in bound for h in reads_of.get(r, ())):
+                        if looks > 0:
+                            looks -= 1
                             text = texts.get(h)
                             if text is None:
                                 x = gate.source_facts(h)
@@ -4927,10 +4932,10 @@ class _Check:
                         kept.append((key, value))
                 found[:] = kept
             if any(found for _, found in scopes):
-                self._check_scoped_values(block, handles, bound_of, scopes, reported)
+                self._check_scoped_values(block, handles, bound_of, reads_of, scopes, reported)
 
     def _check_scoped_values(self, block: Block, handles: list[str], resource_of: dict[str, str],
-                             scopes: list[tuple[frozenset[str], list[tuple[bytes, bytes]]]],
+                             reads_of: dict[str, list[str]], scopes: list[tuple[frozenset[str], list[tuple[bytes, bytes]]]],
                              reported: set[tuple[str | None, str | None, str | None]]) -> None:
         """Refuse the values :meth:`_check_values_per_file` finds stated for a file its reads do
         not hold; ``scopes`` are (the resources a stretch of the block is bound to, the
@@ -4964,8 +4969,10 @@ class _Check:
             if len(table) and int(table.kind[0]) == _KIND_KV:
                 fps[line] = ((int(table.fp_key[0, 0]), int(table.fp_key[0, 1])),
                              (int(table.fp_fact[0, 0]), int(table.fp_fact[0, 1])))
+        holders: dict[tuple[int, int], list[str]] | None = None  # (key, value) -> the sources holding it
+        place = {h: k for k, h in enumerate(handles)}
         for bound, found in scopes:
-            own = [h for h in handles if resource_of.get(h) in bound]
+            own = sorted({h for r in bound for h in reads_of.get(r, ())}, key=place.__getitem__)
             for pair in found:
                 said = [fps[line] for line in variants[pair] if line in fps]
                 said = [(fk, ff) for fk, ff in said if any(fk in kv(h)[0] for h in own)]
@@ -4977,7 +4984,12 @@ class _Check:
                 key, value = pair[0].decode("utf-8", "replace"), pair[1].decode("utf-8", "replace")
                 if (block.id, key, value) in reported:
                     continue
-                elsewhere = [h for h in handles if resource_of.get(h) not in bound and ff in kv(h)[1]]
+                if holders is None:
+                    holders = {}
+                    for h in handles:
+                        for fact in kv(h)[1]:
+                            holders.setdefault(fact, []).append(h)
+                elsewhere = [h for h in holders.get(ff, ()) if resource_of.get(h) not in bound]
                 if not elsewhere:
                     continue  # (a value no source holds for the key: I1's)
                 files = sorted({resource_of[h] for h in own})
@@ -21334,6 +21346,7 @@ _NEWLINE = re.compile(rb"\n")
 _RESOURCE_NAMES_KEPT = 1 << 16  # (resources whose names a gate keeps)
 _LEAD_REACH = 64
 _PLACES_LOOKED_AT = 8
+_QUICK_LOOKS = 64
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _CLAUSE_REST = re.compile(rb"[ \t*_`\"')\].,;:!?]*")
 # a key=value said in words or marks: "retries=5", "retries: 5", "retries is 5", "retries to 5"
@@ -21488,7 +21501,7 @@ def _file_scopes(data: bytes, names: dict[bytes, str]) -> list[tuple[frozenset[s
         clause_ends = [m.start() for m in _CLAUSE_END.finditer(data, a, b)]
         gaps: dict[int, bool] = {}
 
-        def gap_has_value(k: int, on_line: list[tuple[int, int, str]] = on_line) -> bool:
+        def gap_has_value(k: int, on_line: list[tuple[int, int, str]] = on_line, gaps: dict[int, bool] = gaps) -> bool:
             """Does a key=value stand between the line's name ``k - 1`` and name ``k``? (each gap
             searched once)"""
             found = gaps.get(k)
@@ -21505,7 +21518,7 @@ def _file_scopes(data: bytes, names: dict[bytes, str]) -> list[tuple[frozenset[s
             c_end = clause_ends[i] if i < len(clause_ends) else b
             if _OPENS_CLAUSE.fullmatch(data, c_start, s) is not None:
                 opened[s] = (s, e, r, c_end, n_place)
-            elif _opened_by_connective(lead := _words_before(data, max(c_start, near), s)):
+            elif _opened_by_connective(_words_before(data, max(c_start, near), s)):
                 # names listed with no value between ("The files a.yaml and b.yaml set ...") are
                 # said of together, as the names before an opening one with none between
                 for back in range(1, min(n_place, _NAMES_LISTED) + 1):
@@ -21528,6 +21541,11 @@ def _file_scopes(data: bytes, names: dict[bytes, str]) -> list[tuple[frozenset[s
                 stop = min(stop, max(e, on_line[n_place + 1][0]))
             together.add(r)
             pairs = _scoped_pairs(data, e, stop)
+            if pairs and n_place + 1 < len(on_line) and stop == on_line[n_place + 1][0] and _said_of(
+                    _words_before(data, max(e, stop - _LEAD_REACH), stop)):
+                # (values before "from b.yaml" may be b.yaml's: "a.yaml overrides retries=5 from
+                # b.yaml with retries=3" says them of either)
+                together.add(on_line[n_place + 1][2])
             if pairs or stop == c_end:
                 scopes.append((frozenset(together), pairs))
                 together = set()
