@@ -21347,7 +21347,6 @@ _RESOURCE_NAMES_KEPT = 1 << 16  # (resources whose names a gate keeps)
 _LEAD_REACH = 64
 _PLACES_LOOKED_AT = 8
 _QUICK_LOOKS = 64
-_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _CLAUSE_REST = re.compile(rb"[ \t*_`\"')\].,;:!?]*")
 # a key=value said in words or marks: "retries=5", "retries: 5", "retries is 5", "retries to 5"
 _SCOPED_KV = re.compile(
