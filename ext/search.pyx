@@ -1134,6 +1134,8 @@ cdef bint unit_after(const byte_t* s, offset_t n, offset_t i) noexcept nogil:
         r = past_blanks(s, n, r)
         if spelling_at(s, n, r, 1):
             return True
+    if g + 2 < n and s[g] == 0xE2 and s[g + 1] == 0x80 and 0x90 <= s[g + 2] <= 0x95:
+        return True  # (a dash or a Unicode hyphen glued to the figure, "30\u2014hours": a closer look)
     if not UNIT_GAP[s[g]]:
         return False  # (a unit glued to the figure is part of the number's fact)
     while g < n and UNIT_GAP[s[g]] and g - i <= MAX_UNIT_GAP:

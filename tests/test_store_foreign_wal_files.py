@@ -5,6 +5,7 @@ F02). Permissions must bind the child process (capsh drops root's DAC capabiliti
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 
 import pytest
@@ -30,8 +31,11 @@ def _store_with_wal_files(tmp_path):
     path = tmp_path / "db"
     with SourceStore(str(path)) as s:
         s.put("tool:a", "retries=3\n")
-    reader = SourceStore(str(path), read_only=True)  # a read-only open creates them, and keeps them
-    reader.get("tool:a")
+    # another user's read-only open creates them, and cannot remove them (a SourceStore of this
+    # user removes the ones it made: they are made here as a connection of SQLite's own, mode=ro,
+    # as one that may not write the file is)
+    reader = sqlite3.connect(path.as_uri() + "?mode=ro", uri=True)
+    reader.execute("SELECT count(*) FROM sources").fetchone()
     reader.close()
     assert (tmp_path / "db-wal").exists() and (tmp_path / "db-shm").exists()
     return path

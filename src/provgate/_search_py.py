@@ -52,7 +52,7 @@ and that a unit follows, as an int64 array: the few places a figure may be writt
 unit after it, found in one pass, so the gate reads the words there only. After the digit:
 
 - a *gap*: 1 to 24 bytes of :data:`UNIT_GAP_BYTES` (blanks, a hyphen, markdown's ``* _ ` ~``,
-  a table cell's ``|``, a bracket ``[``, line breaks) holding at most one ``\n``, and then either a unit's
+  a table cell's ``|``, a bracket ``[``, ``;`` and ``:``, line breaks) holding at most one ``\n``, and then either a unit's
   ASCII spelling (:data:`UNIT_NAMES`, in any case but :data:`UNIT_LOWER_CASE_ONLY`) that no
   ASCII letter, digit or ``_`` goes on from, or a rate
   (a word of 1 to 16 ASCII letters, then ``/`` or `` per `` with blanks as written, then such
@@ -63,6 +63,9 @@ unit after it, found in one pass, so the gate reads the words there only. After 
 
 or a rate of nothing named: blanks as written, ``/``, blanks, a spelling of letters (``100/h``,
 ``$5/month``: red team 118, F27).
+
+or a dash or a Unicode hyphen (U+2010 to U+2015) right after the digit, which asks for a closer
+look: ``30\u2014hours``, ``30\u2011minute`` (red team 135, F06).
 
 A unit glued to the figure (``30s``, ``26%``, ``30µs``) is part of the number's fact, not one.
 
@@ -120,6 +123,11 @@ UNIT_NAMES: dict[bytes, tuple[bytes, ...]] = {
     b"mb": (b"mb", b"megabyte", b"megabytes"), b"mib": (b"mib",),
     b"gb": (b"gb", b"gigabyte", b"gigabytes"), b"gib": (b"gib",),
     b"tb": (b"tb", b"terabyte", b"terabytes"), b"tib": (b"tib",),
+    # bits, not bytes: "30 GB" -> "30 gigabits" changed the unit (red team 135, F06; "Gb" and "GB"
+    # are one spelling here, any case, and the grammar's names tell them apart)
+    b"bit": (b"bit", b"bits"), b"kbit": (b"kbit", b"kbits", b"kilobit", b"kilobits"),
+    b"mbit": (b"mbit", b"mbits", b"megabit", b"megabits"), b"gbit": (b"gbit", b"gbits", b"gigabit", b"gigabits"),
+    b"tbit": (b"tbit", b"tbits", b"terabit", b"terabits"),
     b"kbps": (b"kbps",), b"mbps": (b"mbps",), b"gbps": (b"gbps",),
     b"%": (b"%", b"percent", b"pct"),
     b"degc": (b"\xc2\xb0c", b"\xe2\x84\x83", b"celsius"), b"degf": (b"\xc2\xb0f", b"\xe2\x84\x89", b"fahrenheit"),  # (and ℃, ℉)
@@ -130,6 +138,9 @@ UNIT_NAMES: dict[bytes, tuple[bytes, ...]] = {
     b"times": (b"times",),
     b"kelvin": (b"kelvin", b"kelvins"),  # (red team 119, F04: "30 degrees C" -> "30 kelvin")
     b"permille": (b"\xe2\x80\xb0",),
+    # a prime and a double prime: minutes or feet, seconds or inches (or of arc), each its own
+    # name, as "m" is: "30 minutes" -> "30 \u2033" changed it (red team 135, F06)
+    b"prime": (b"\xe2\x80\xb2",), b"dprime": (b"\xe2\x80\xb3",),
     b"km": (b"km", b"kilometer", b"kilometers", b"kilometre", b"kilometres"),
     b"mi": (b"mile", b"miles"),
     # a rate written as one word: what it counts and its period, as "100 req/s" names them
@@ -145,9 +156,12 @@ UNIT_ASCII_SPELLINGS = tuple(sorted({x for xs in UNIT_NAMES.values() for x in xs
 UNIT_LOWER_CASE_ONLY = frozenset((b"us", b"d", b"m", b"h", b"s"))
 # the bytes unit_leads reads between a figure and its unit
 # (and "[": a unit in brackets or a markdown link's text, "Wait 5 [minutes]", red team 118, F09)
-UNIT_GAP_BYTES = frozenset(b" \t\r\n-*_`~|[")
+# (and ";" and ":": "30 ;; hours", "30 : hours" read as 30 hours; no prose puts either between a
+# figure and a unit's word, so a summary that does hides its unit: red team 135, F06. "," and "."
+# end a clause or a sentence, "30, hours later", and are no gap)
+UNIT_GAP_BYTES = frozenset(b" \t\r\n-*_`~|[;:")
 # (as a regular expression: the run, as long as the lookahead allows, then at most one line break)
-UNIT_GAP_RUN = rb"(?=[ \t\r\n*_`~|\[-]{1,24}(?![ \t\r\n*_`~|\[-]))[ \t\r*_`~|\[-]*\n?[ \t\r*_`~|\[-]*"
+UNIT_GAP_RUN = rb"(?=[ \t\r\n*_`~|\[;:-]{1,24}(?![ \t\r\n*_`~|\[;:-]))[ \t\r*_`~|\[;:-]*\n?[ \t\r*_`~|\[;:-]*"
 
 
 def _spelled(spellings: list[bytes]) -> bytes:
@@ -158,7 +172,7 @@ def _spelled(spellings: list[bytes]) -> bytes:
 
 
 _UNIT_LEAD = re.compile(
-    rb"[0-9](?=" + UNIT_GAP_RUN
+    rb"[0-9](?=\xe2\x80[\x90-\x95]|" + UNIT_GAP_RUN
     + rb"(?:[\x1b\x80-\xff]|" + _spelled(list(UNIT_ASCII_SPELLINGS))
     + rb"|[A-Za-z]{1,16}(?:[ \t]*/[ \t]*|[ \t]+(?i:per)[ \t]+)" + _spelled([x for x in UNIT_ASCII_SPELLINGS if x.isalpha()])
     + rb"|[A-Za-z]{2,16}[ \t]+" + _spelled([x for x in UNIT_ASCII_SPELLINGS if x.isalpha() and len(x) >= 2])

@@ -67,6 +67,12 @@ class _Run:
         self.accepted = False
         self.deferring = False
         self.pending = False
+        # a SIGINT held through the commit: the verdict is recorded, and is printed whole all the
+        # same; stderr then says the interrupt came after the commit
+        self.late = False
+        # the verdict's bytes for stdout, and how many of them stdout took (before an interrupt)
+        self.verdict_bytes = 0
+        self.written = 0
 
     def on_sigint(self, signum: int, frame: Any) -> None:
         if self.deferring:
@@ -75,13 +81,17 @@ class _Run:
         raise KeyboardInterrupt
 
     def committed(self, accepted: bool) -> None:
-        """The verdict is in the store: from here an interrupt is 'interrupted after commit'."""
+        """The verdict is in the store: from here an interrupt is 'interrupted after commit'. One
+        held through the commit is not raised: the check is done and recorded, and what is left,
+        printing the verdict, is printed whole (red team 134, F03: stdout was pointed at the null
+        device and stderr said stdout 'may not hold it whole' while it held none of it); a
+        SIGINT from here on cuts the printing (a reader that stopped reading must not hang us)."""
         self.accepted = accepted
         self.code = EXIT_OK if accepted else EXIT_REJECTED
         self.deferring = False
         if self.pending:
             self.pending = False
-            raise KeyboardInterrupt
+            self.late = True
 
     def allow(self) -> None:
         """The commit was not made (the transaction rolled back): an interrupt held is raised now."""
@@ -252,12 +262,27 @@ def _open_store(path: str | None, *, create: bool, read_only: bool = False) -> A
         hint = "this command only reads a store" if read_only else "pass --create to make one there"
         raise UsageError(f"store {str(target)!r} is an empty file, not a provgate store ({hint})", kind="missing_store",
                          field="--store")
+    if not read_only and str(target) != ":memory:" and target.is_file() and not _writable_file(target):
+        # check writes its verdict: SQLite would open the file read-only, create the -wal and -shm
+        # files beside it, refuse the first write, and leave them, since only a connection that
+        # can lock the file for writing removes them (red team 134, F02)
+        raise StoreReadOnlyError(f"store {str(target)!r} is read-only to this process (the file is not writable by it, "
+                                 "or its file system is mounted read-only): check records its verdict in the "
+                                 "store and needs write access to the file; `provgate verify` and `provgate "
+                                 "report` read it as it is", path=str(target))
     try:
         return SourceStore(str(target), read_only=read_only)
     except InvalidArgumentError as exc:  # the path, refused by the store itself (a race with the checks above)
         if exc.argument != "path" or isinstance(exc, StoreReadOnlyError):  # (main names a read-only store)
             raise
         raise UsageError(str(exc), kind="bad_store", field="--store") from None
+
+
+def _writable_file(path: Path) -> bool:
+    """Whether this process may write the file (its effective ids; a read-only mount too)."""
+    import os
+
+    return os.access(path, os.W_OK, effective_ids=os.access in os.supports_effective_ids)
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
@@ -307,7 +332,20 @@ def _cmd_check(args: argparse.Namespace) -> int:
         # the exit status is still the verdict's, never 2 ("nothing written"), which an agent
         # retrying on 2 would record twice (red team 122, F05); stderr says what happened
         _stdout_failed(exc, verdict.accepted, code)
+        return code
+    if _RUN.late:
+        # everything is done and said: stdout holds the whole verdict, the status is its own;
+        # stderr only tells the interrupt's sender that it came too late to stop the check
+        _print_error(UsageError(
+            f"interrupted (SIGINT) after commit: the interrupt came once the verdict ({_verdict_word(verdict.accepted)}, "
+            f"exit {code}) was recorded in the store's audit log, so the check was completed, not stopped; stdout "
+            "holds the whole verdict; the check is not to be repeated", kind="interrupted_after_commit",
+            reason="interrupted"))
     return code
+
+
+def _verdict_word(accepted: bool) -> str:
+    return "accepted" if accepted else "rejected"
 
 
 # checks made without the store's write lock before one is made under it (_check_and_commit)
@@ -403,12 +441,21 @@ def _stdout_failed(exc: BaseException, accepted: bool, code: int, *, reason: str
     """After the verdict was committed, stdout refused it: say so on stderr (the error shape, a
     type of its own), and point stdout at the null device so that the interpreter's own flush
     at exit, of what the stream still holds, cannot fail again (and exit 120)."""
-    verdict = "accepted" if accepted else "rejected"
+    verdict = _verdict_word(accepted)
     cause = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     if reason == "interrupted":
+        # (what stdout took is known to the byte only up to the write the interrupt cut, which
+        # may have taken some bytes more; never the whole verdict, which it would have returned)
+        if not _RUN.verdict_bytes:
+            taken = "stdout holds none of it"
+        elif _RUN.written >= _RUN.verdict_bytes:
+            taken = "stdout holds the whole verdict"
+        else:
+            taken = (f"stdout took {_RUN.written} of its {_RUN.verdict_bytes} bytes (the write the interrupt cut may "
+                     "have taken a few more): what it holds is not the whole verdict")
         message = (f"interrupted after commit: the verdict ({verdict}, exit {code}) is recorded in the store's audit "
-                   f"log, but stdout may not hold it whole ({cause}); the check is not to be repeated: "
-                   "`provgate report` reads it back")
+                   f"log, and the check was completed; the interrupt cut its printing: {taken} ({cause}); the "
+                   "check is not to be repeated: `provgate report` reads it back")
     else:
         message = (f"the verdict ({verdict}, exit {code}) is recorded in the store's audit log, but stdout could "
                    f"not take it ({cause}); the check is not to be repeated: `provgate report` reads it back")
@@ -445,10 +492,15 @@ def _write_stdout_utf8(text: str) -> None:
         sys.stdout.write(text)
         return
     sys.stdout.flush()
-    _write_all(stream, text.encode("utf-8"))
+    stream.flush()
+    data = text.encode("utf-8")
+    _RUN.verdict_bytes = len(data)
+    # (to the unbuffered file under the buffer, where a write returns what the device took, so
+    # that an interrupt can be told how much of the verdict stdout holds)
+    _write_all(getattr(stream, "raw", stream), data, _RUN)
 
 
-def _write_all(stream: Any, data: bytes) -> None:
+def _write_all(stream: Any, data: bytes, progress: Any = None) -> None:
     """Every byte of ``data``, or an OSError: a blocking write cut by EPIPE after some progress
     (a reader that closed the pipe part-way) returns a short count instead of raising, and the
     truncated output passed for written (red team 134, F14); the write of the rest raises."""
@@ -460,6 +512,8 @@ def _write_all(stream: Any, data: bytes) -> None:
         if not n:  # (None from a non-blocking stream that would block, or 0: no progress)
             raise OSError(errno.EPIPE, "the output stream took no more bytes")
         view = view[n:]
+        if progress is not None:
+            progress.written += n
     stream.flush()
 
 
@@ -592,9 +646,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """The command line. A SIGINT is exit 2 with an ``interrupted`` JSON error when nothing was
-    committed, and, after ``check`` committed its verdict, the verdict's exit status with a
-    ``stdout_failed`` error (``reason: interrupted``): "interrupted after commit", stdout may not
-    hold the verdict whole, the check is not to be repeated (red team 134, F03)."""
+    committed. Once ``check`` committed its verdict the check is complete and recorded, and the
+    exit status is the verdict's: a SIGINT held through the commit lets the verdict be printed
+    whole, with an ``interrupted_after_commit`` notice on stderr; one that cuts the printing is a
+    ``stdout_failed`` error (``reason: interrupted``) saying how many of the verdict's bytes stdout
+    took. Either way the check is not to be repeated (red team 134, F03)."""
     import signal
     import threading
 

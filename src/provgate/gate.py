@@ -36,8 +36,10 @@ import json
 import math
 import os
 import re
+import reprlib
 import threading
 import time
+import unicodedata
 import uuid
 import weakref
 from bisect import bisect_left, bisect_right
@@ -1632,7 +1634,7 @@ class Gate:
         self.session_floor = session_floor
         _check_policy(policy)
         if session is not None:
-            check_session(session)
+            session = check_session(session)
         # groups this gate's cycles in the audit log, for the session report
         self.session = session or uuid.uuid4().hex
         _check_floor(retention_floor)
@@ -1656,6 +1658,8 @@ class Gate:
         # of the times newer sources changed what one of them cites (sides record at which count
         # their names all resolved)
         self._names_seq: int | None = None
+        # the store's sources token when _names_seq was last read (forget_stale_names)
+        self._names_token: tuple[Any, int, int] | None = None
         self._names_epoch = 0
         self._unpersisted: list[tuple[str, str, FactTable]] = []
         self._sides: dict[int, _Side] = {}  # id(window) -> its side, for the last few windows
@@ -2974,9 +2978,17 @@ class Gate:
         changed, and return the names epoch. A new handle changes what its own name cites (an
         exact handle wins) and what its name after the kind prefix cites (a second match makes
         it ambiguous); the store never deletes or replaces a source, so nothing else can change.
-        One indexed query: the sources stored since the newest one seen."""
-        latest, added = self.store.handles_added_since(self._names_seq)
+        One indexed query: the sources stored since the newest one seen; none while the store's
+        sources token has not moved since the last one (a PRAGMA: the next edit of a session
+        that stored no source in between, ~20 us of the query)."""
+        store = self.store
+        token = store._sources_token()  # (before the query: a source stored while it runs moves the next one)
+        seen = self._names_token
+        if seen is not None and token[0] is seen[0] and token[1:] == seen[1:]:
+            return self._names_epoch
+        latest, added = store.handles_added_since(self._names_seq)
         with self._lock:
+            self._names_token = token
             if added:
                 affected = set(added).union(h.partition(":")[2] for h in added if ":" in h)
                 stale = [name for name in affected if name in self._marker_handles]
@@ -3035,9 +3047,20 @@ def check_session(session: Any, argument: str = "session") -> str:
     else InvalidArgumentError naming ``argument``.
     Checked when the gate is made, so a check never writes a source or a fact table and then
     fails on the audit record."""
-    if not isinstance(session, str) or not session or len(session) > MAX_SESSION_CHARS:
-        raise InvalidArgumentError(f"{argument} must be a non-empty str of at most {MAX_SESSION_CHARS} characters",
-                                   argument=argument)
+    # each refusal says what was given (red team 134, F09b: a number, a list, None, a bool, an
+    # empty and a huge name all got one message that named the rule, not the value)
+    if not isinstance(session, str):
+        raise InvalidArgumentError(f"{argument} must be a str (a session name), not {type(session).__name__} "
+                                   f"{_shown_value(session)}", argument=argument)
+    # a str subclass is taken as its characters: its own methods (__eq__, __len__) play no part
+    # in the checks or the records, as for a handle
+    session = str.__str__(session)
+    if not session:
+        raise InvalidArgumentError(f"{argument} is an empty str; a session name has 1 to {MAX_SESSION_CHARS} "
+                                   "characters", argument=argument)
+    if len(session) > MAX_SESSION_CHARS:
+        raise InvalidArgumentError(f"{argument} is {len(session)} characters long ({_shown_value(session)}); a session "
+                                   f"name has at most {MAX_SESSION_CHARS}", argument=argument)
     try:
         session.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -3055,6 +3078,17 @@ def check_session(session: Any, argument: str = "session") -> str:
                                    "(`provgate report --session all`), so a session of that name could not be "
                                    "reported alone; choose another name", argument=argument)
     return session
+
+
+def _shown_value(value: Any) -> str:
+    """A repr of ``value`` of at most about 60 characters, whatever its size (a repr escapes lone
+    surrogates, so the message always encodes; a str subclass is shown as its characters)."""
+    return _SHORT_REPR.repr(str.__str__(value) if isinstance(value, str) else value)
+
+
+_SHORT_REPR = reprlib.Repr()
+_SHORT_REPR.maxstring = _SHORT_REPR.maxother = 60
+_SHORT_REPR.maxlist = _SHORT_REPR.maxtuple = _SHORT_REPR.maxdict = _SHORT_REPR.maxset = 6
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -18410,7 +18444,8 @@ _UNITS = {spelling: name for name, spellings in UNIT_NAMES.items() for spelling 
 # column's too, one line break, a hyphen as in "30-minute", markdown emphasis or code marks);
 # a unit glued to the figure ("26%", "30s") is part of the number's fact
 _UNIT_GAP = UNIT_GAP_RUN
-_UNIT_WORD = rb"([A-Za-z]+|%|\xc2\xb5s(?:ecs?)?|\xce\xbcs(?:ecs?)?|\xc2[\xb0\xba][ \t]?[CFcf]|\xe2\x84[\x83\x89]|\xe2\x80\xb0)(?![0-9A-Za-z_])"
+# (and a prime and a double prime, "30 \u2032", "30 \u2033": red team 135, F06)
+_UNIT_WORD = rb"([A-Za-z]+|%|\xc2\xb5s(?:ecs?)?|\xce\xbcs(?:ecs?)?|\xc2[\xb0\xba][ \t]?[CFcf]|\xe2\x84[\x83\x89]|\xe2\x80[\xb0\xb2\xb3])(?![0-9A-Za-z_])"
 # a rate: "40 MB/s", "100 req/s", "100 requests per minute"
 _UNIT_RATE = rb"(?:(?:[ \t]*/[ \t]*|[ \t]+[Pp][Ee][Rr][ \t]+)" + _UNIT_WORD + rb")?"
 # or a rate of nothing named, "/" right after the figure ("100/h", "$5/month": red team 118, F27;
@@ -18798,9 +18833,18 @@ def _counted_after(text: bytes, end: int) -> bytes:
 
 
 def _unit_spelling(word: bytes) -> bytes:
-    """``word`` lower-cased, unless that makes it a spelling read in lower case only (``US``)."""
+    """``word`` lower-cased, unless that makes it a spelling read in lower case only (``US``); a
+    capital's bits (``Kb``, ``Mb``, ``Gb``, ``Tb``) as bits (``kbit``)."""
     lowered = word.lower()
+    if len(word) == 2 and word[1] == 98 and word[0] in _BIT_PREFIXES:
+        return lowered[:1] + b"bit"
     return word if lowered in UNIT_LOWER_CASE_ONLY else lowered
+
+
+# the capitals that a lower-case "b" after them makes bits: "30Gb" is gigabits, "30GB" gigabytes
+# (red team 135, F06: "30GB" summarized "30Gb" was grounded, both read "gb"); "30gb", in one case,
+# is read as bytes, as it is most often meant
+_BIT_PREFIXES = frozenset(b"KMGT")
 
 
 def _unit_at(text: bytes, end: int, unknown: bool = False) -> bytes | None:
@@ -19164,8 +19208,16 @@ _BRACKET_WORD = re.compile(rb"(?<![0-9A-Za-z_])(?:[A-Za-z]+|\xc2\xb5[A-Za-z]*|\x
 
 # (and a no-break, narrow no-break or thin space a blank, as a reader sees it: "30\u00a0seconds",
 # red team 123, F06)
+# (and a unit's squared symbol, "30 \u33b3", as the letters it writes, "30 ms": red team 135, F06;
+# but millibars' "\u33d4", whose "mb" would read megabytes)
+# (and a dash or a Unicode hyphen "--", as a reader reads "30\u2014hours" and "30\u2011minute": the
+# unit after it is the figure's, as after "30 -- hours" and "30-minute", red team 135, F06; "--",
+# so an aside between two dashes, "30 \u2014 roughly \u2014 hours", is read as between two "--")
 _UNIT_SIGNS = str.maketrans({"\u212a": "K", "\u2103": "\u00b0C", "\u2109": "\u00b0F",
-                             "\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u2007": " ", "\u205f": " "})
+                             "\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u2007": " ", "\u205f": " ",
+                             **dict.fromkeys(map(chr, range(0x2010, 0x2016)), "--"),
+                             **{chr(c): unicodedata.normalize("NFKC", chr(c)).replace("\u2215", "/")
+                                for c in range(0x3380, 0x33E0) if c != 0x33D4}})
 
 
 # a currency's sign after a figure, the figure's unit (named by the sign): a bracket's whole label

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import reprlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -647,13 +648,30 @@ def _check_selection(session: Any) -> tuple[str, list[str | None] | None]:
                                        argument="session")
         return ("all", None) if session == ALL_SESSIONS else ("sessions", [session])
     # None in a list is the records without a session id (None alone: the most recent session)
-    if isinstance(session, (list, tuple)) and session and all(s is None or (isinstance(s, str) and s)
-                                                              for s in session):
+    if isinstance(session, (list, tuple)) and session:
+        for i, s in enumerate(session):
+            # the first id that cannot name a session, by its index (red team 134, F09b: the
+            # message quoted the whole list, a million ids of it too)
+            if s is not None and not (isinstance(s, str) and s):
+                what = "an empty str" if isinstance(s, str) else f"{type(s).__name__} {_shown_value(s)}"
+                raise InvalidArgumentError(f"session[{i}] is {what}, not a session id (a non-empty str, or None for "
+                                           "the records without a session id)", argument="session")
         return "sessions", list(dict.fromkeys(session))
     raise InvalidArgumentError(
         f"session must be None (the most recent), 'all', a session id or a non-empty list of ids "
-        f"(None in it: the records without a session id); got {session!r}",
+        f"(None in it: the records without a session id); got {type(session).__name__} {_shown_value(session)}",
         argument="session")
+
+
+def _shown_value(value: Any) -> str:
+    """A repr of ``value`` of at most about 60 characters, whatever its size (a repr escapes lone
+    surrogates, so the message always encodes; a str subclass is shown as its characters)."""
+    return _SHORT_REPR.repr(str.__str__(value) if isinstance(value, str) else value)
+
+
+_SHORT_REPR = reprlib.Repr()
+_SHORT_REPR.maxstring = _SHORT_REPR.maxother = 60
+_SHORT_REPR.maxlist = _SHORT_REPR.maxtuple = _SHORT_REPR.maxdict = _SHORT_REPR.maxset = 6
 
 
 def report_from_records(
@@ -740,7 +758,10 @@ def _shown(session: str | None) -> str:
 
 
 def _unknown_sessions_message(missing: list[str | None], known: list[str | None]) -> str:
-    what = ", ".join(_NO_SESSION_ID if s is None else repr(s) for s in missing)
+    shown = missing[:MAX_SESSIONS_LISTED]
+    what = ", ".join(_NO_SESSION_ID if s is None else _shown_value(s) for s in shown)
+    if len(missing) > len(shown):
+        what += f" and {len(missing) - len(shown)} more"
     if not known:
         return f"unknown session {what}: the audit log holds no session"
     recent = known[::-1][:MAX_SESSIONS_LISTED]

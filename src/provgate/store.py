@@ -380,11 +380,23 @@ class SourceStore:
         # the digests of the turns the caller has just put, which cost it a third of a
         # millisecond of SQLite (stop 49)
         self._written: dict[str, str] = {}
+        # A connection opened read-only (mode=ro) creates a WAL store's -wal and -shm when they
+        # are missing, and cannot remove them when it closes: SQLite removes them only on the
+        # close of a connection that can lock the file for writing. When neither was there
+        # before this store opened, close() removes them that way (_remove_wal_files_it_made),
+        # so that verify and report leave the directory as they found it (red team 134, F02)
+        self._wal_files_absent = (read_only and not self._memory
+                                  and not any(os.path.lexists(name) for name in _wal_files(self._file)))
         if self._memory:
             self._memory_conn = _Connection(self._connect(), threading.current_thread())
             opened = self._memory_conn
         else:
-            opened = self._connection()  # open now, so a bad path or a foreign file fails here
+            try:
+                opened = self._connection()  # open now, so a bad path or a foreign file fails here
+            except BaseException:
+                # (a foreign or newer database refused: _connect closed its connection)
+                self._remove_wal_files_it_made()
+                raise
             self._identity = self._file_identity()
         self._row_bytes_limit = opened.raw.getlimit(sqlite3.SQLITE_LIMIT_LENGTH)
         # the reads of a source row's kind and ts check the row's checksum (schema 3); a store of
@@ -434,7 +446,41 @@ class SourceStore:
         for conn in conns:
             if conn.pid == os.getpid():
                 conn.raw.close()
+        if self._pid == os.getpid():
+            self._remove_wal_files_it_made()
         _LIVE_STORES.discard(self)
+
+    def _remove_wal_files_it_made(self) -> None:
+        """After a read-only store's connections are closed: when its open created the -wal and
+        -shm files (neither existed before, and only a WAL database gets them), have SQLite remove
+        them as it does on the last close of a writable connection: a connection opened for
+        writing reads the file (which opens the WAL) and closes, and its close removes both only
+        if it can lock the database exclusively, that is when no other connection, of any
+        process, has the store open (one that has keeps them; they are its). The WAL is empty
+        unless another process wrote meanwhile; its close then checkpoints what that process
+        committed, as that process's own close would have. A file this process may not write
+        cannot be locked so: SQLite's files stay (docs/store.md, A read-only store)."""
+        if not self._wal_files_absent:
+            return
+        self._wal_files_absent = False
+        real = os.path.realpath(self._file)
+        if not any(os.path.lexists(name) for name in _wal_files(real)):
+            return
+        effective = os.access in os.supports_effective_ids
+        if not os.access(real, os.W_OK, effective_ids=effective):
+            return
+        try:
+            cleaner = sqlite3.connect(Path(real).as_uri(), uri=True, timeout=self._busy_timeout,
+                                      isolation_level=None, check_same_thread=False)
+        except sqlite3.Error:
+            return
+        try:
+            cleaner.execute("PRAGMA query_only = ON")  # (it writes nothing but its close's checkpoint)
+            cleaner.execute("PRAGMA schema_version").fetchone()
+        except sqlite3.Error:
+            pass
+        finally:
+            cleaner.close()
 
     def __enter__(self) -> SourceStore:
         return self
@@ -461,7 +507,10 @@ class SourceStore:
         ts = _check_ts(ts)
         digest = compute_digest(data)  # outside the write lock: hashing needs no lock
         _check_block_handle(handle, digest)
-        written = self._write(lambda conn: self._insert_source(conn, handle, digest, data, kind, ts))
+        try:
+            written = self._write(lambda conn: self._insert_source(conn, handle, digest, data, kind, ts))
+        finally:
+            self._note_source_write()
         self._remember_written({handle: written})
         return written
 
@@ -545,9 +594,34 @@ class SourceStore:
         if not rows:
             self._check_open()
             return {}
-        written = self._write(txn)
+        try:
+            written = self._write(txn)
+        finally:
+            self._note_source_write()
         self._remember_written(written)  # (after the commit: a batch rolled back is not remembered)
         return written
+
+    # Every source write this object made (any thread), counted after its commit (or its
+    # savepoint, inside _one_transaction, whose rows this thread's connection reads at once):
+    # with a connection's PRAGMA data_version, which moves when ANOTHER connection commits,
+    # what a reader of the sources compares to know that none was added since it last looked
+    # (Gate.forget_stale_names).
+    _source_writes = 0
+
+    def _note_source_write(self) -> None:
+        with self._lock:
+            self._source_writes += 1
+
+    def _sources_token(self) -> tuple[Any, int, int]:
+        """(this thread's connection, its data_version, this object's source writes): equal to
+        a token taken before only if no source was stored since, by this object or by any other
+        connection (another process, another store object, another thread). Taken BEFORE the
+        read it vouches for, so that a write racing that read moves the next token."""
+        writes = self._source_writes
+        if self._memory:  # (one connection, written only through this object)
+            self._check_open()
+            return (None, 0, writes)
+        return self._connection_token(writes)
 
     def _remember_written(self, written: Mapping[str, str]) -> None:
         if len(self._written) + len(written) > _WRITTEN_MEMORY:
@@ -1017,6 +1091,11 @@ class SourceStore:
         if self._memory:  # (one connection, written only through this object)
             self._check_open()
             return (None, 0, writes)
+        return self._connection_token(writes)
+
+    def _connection_token(self, writes: int) -> tuple[Any, int, int]:
+        """(this thread's connection, its data_version, ``writes``), or a token equal to none
+        when the PRAGMA fails."""
         conn = self._connection()
         conn.busy += 1
         try:
@@ -2446,6 +2525,13 @@ def _session_of_record(record: Any) -> str:
     that is a str, else ''."""
     session = record.get("session") if isinstance(record, dict) else None
     return session if isinstance(session, str) else ""
+
+
+def _wal_files(path: str) -> tuple[str, str]:
+    """The -wal and -shm files SQLite keeps beside a WAL database (beside the file a symbolic
+    link leads to)."""
+    real = os.path.realpath(path)
+    return real + "-wal", real + "-shm"
 
 
 def _primary_code(exc: sqlite3.Error) -> int | None:
