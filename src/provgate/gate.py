@@ -780,6 +780,7 @@ class _Shape:
         "pinned",
         "pinned_handles",
         "read_line",
+        "read_of",
         "reads_filed",
         "reads_logged",
         "resolved",
@@ -801,6 +802,7 @@ class _Shape:
         self.by_resource: dict[str, list[int]] | None = None
         self.by_provenance: dict[str, list[int]] | None = None
         self.stamp_units: int | None = None  # the units the reads are stamped in (_Side.stamp_units)
+        self.read_of: dict[str, str] | None = None  # (_Side.read_of)
         # every handle of handle_union was found in the durable store of the gate that keeps
         # this (one gate's sides never reach another's; the store never deletes, so the finding
         # holds; a flag, not the gate, so that a gate is freed by reference counting)
@@ -1133,6 +1135,15 @@ class _Side:
         if ix.by_resource is None:
             ix.by_resource = _blockscan.by_resource(self.blocks)
         return ix.by_resource
+
+    def read_of(self) -> dict[str, str]:
+        """handle -> the resource of the read (no derived block) that carries it."""
+        ix = self.ix
+        if ix.read_of is None:
+            blocks = self.blocks
+            ix.read_of = {h: r for r, reads in self.by_resource().items() for i in reads
+                          if not blocks[i].derived for h in blocks[i].handles}
+        return ix.read_of
 
     def read_line_of(self, resource: str) -> list[tuple[str, float | None]]:
         """The reads of ``resource`` with one handle, oldest first, as (handle, ts): by ts
@@ -1668,8 +1679,6 @@ class Gate:
         # blocks, as most agents hold them) starts from what the gate derived from it
         self._last_windows: tuple[Window, ...] = ()
         self._grounded = _Cache(16 << 20)
-        # resource -> the names a summary may give it (_Check._check_values_per_file)
-        self._resource_names: dict[str, tuple[bytes, bytes | None]] = {}
         self._lock = threading.Lock()
         self._audit_order = threading.Lock()  # taken before _lock, never inside it
         self._history: list[CycleRecord] = []
@@ -4903,36 +4912,32 @@ class _Check:
         if not derived:
             return
         gate = self.gate
-        post_blocks, pre_blocks = self.post.blocks, self.pre.blocks
+        post_blocks = self.post.blocks
         # handle -> the resource it reads, from the window's reads, then the session's log
-        resource_of = {h: r for r, reads in self.pre.by_resource().items() for i in reads
-                       if not pre_blocks[i].derived for h in pre_blocks[i].handles}
+        resource_of = self.pre.read_of()
         logged = gate._read_of
-        names_of = gate._resource_names  # resource -> (its path or URL, its file's name)
         reported: set[tuple[str | None, str | None, str | None]] | None = None
-        # (each block weighed in a few set operations and a look for its reads' names in its
-        # text, without a call a name; most summaries name no file, or no file of their own)
+        # (each block weighed in two set operations and a look for its reads' names in its text,
+        # each name worked out once a process: most summaries name no file, or no file of their own)
         for j, data in zip(derived, datas):
             block = post_blocks[j]
             own = block.derived_from
             read = resource_of.keys() & own
-            left = logged.keys() & own if logged else ()
-            if not read and not left:
-                continue
-            resources = {resource_of[h] for h in read}
-            if left:
-                resources.update(logged[h] for h in left)
-            if not resources <= names_of.keys():
-                if len(names_of) >= _RESOURCE_NAMES_KEPT:
-                    names_of.clear()
-                names_of.update((r, _resource_name(r)) for r in resources)
+            left = logged.keys() & own if logged else None
+            if not read:
+                if not left:
+                    continue
+                resources = set(map(logged.__getitem__, left))
+            else:
+                resources = set(map(resource_of.__getitem__, read))
+                if left:
+                    resources.update(map(logged.__getitem__, left))
             for r in resources:
-                name, leaf = names_of[r]
-                if name in data or leaf is not None and leaf in data:
+                if _resource_look(r) in data:
                     break
             else:
                 continue
-            names = _resource_names({r: names_of[r] for r in resources})
+            names = _resource_names({r: _resource_name(r) for r in resources})
             scopes = _file_scopes(data, names)
             if not scopes:
                 continue
@@ -4942,7 +4947,8 @@ class _Check:
             if reported is None:
                 reported = {(v.block, v.key, v.value) for v in self.violations if v.invariant in ("I1", "I2")}
             bound_of = {h: resource_of[h] for h in read}
-            bound_of.update((h, logged[h]) for h in left if h not in bound_of)
+            if left:
+                bound_of.update((h, logged[h]) for h in left if h not in bound_of)
             # (a pair a file's read writes as it is, key before value on one line, is that file's:
             # most summaries copy their files' lines, and are let go on a few byte searches)
             reads_of: dict[str, list[str]] = {}
@@ -21406,6 +21412,7 @@ _SCOPED_KV = re.compile(
     rb"[ \t]*[`'\"]?([^\s,;|)`'\"\]]+)")
 
 
+@functools.lru_cache(maxsize=_RESOURCE_NAMES_KEPT)  # (a session names the same few files again and again)
 def _resource_name(resource: str) -> tuple[bytes, bytes | None]:
     """(the name a summary may give ``resource`` by: its path or URL as tagged, a page's
     "#L1-200" left out; the file's name alone, if it has a path before it)."""
@@ -21414,6 +21421,14 @@ def _resource_name(resource: str) -> tuple[bytes, bytes | None]:
     name = (resource if url else body.partition("#")[0]).removeprefix("./").encode("utf-8", "surrogatepass")
     leaf = None if url else name.rpartition(b"/")[2]
     return name, leaf if leaf and leaf != name and len(leaf) >= 3 else None
+
+
+@functools.lru_cache(maxsize=_RESOURCE_NAMES_KEPT)
+def _resource_look(resource: str) -> bytes:
+    """What a text naming ``resource`` holds (:func:`_resource_name`): the file's name alone,
+    which ends its path, else its path or URL."""
+    name, leaf = _resource_name(resource)
+    return name if leaf is None else leaf
 
 
 def _resource_names(named: Mapping[str, tuple[bytes, bytes | None]]) -> dict[bytes, str]:
@@ -21503,19 +21518,31 @@ def _file_scopes(data: bytes, names: dict[bytes, str]) -> list[tuple[frozenset[s
     if not places:
         return []
     places.sort()
-    line_starts = [0, *(m.end() for m in _NEWLINE.finditer(data))]
-    line_ends = [*(s - 1 for s in line_starts[1:]), len(data)]
-    named_lines: dict[int, list[tuple[int, int, str]]] = {}
+    # (the lines naming a file found from their names' places; every line's bounds only for a
+    # heading, a name alone on its line or a table row: a scan for every line break cost more
+    # than the rest of a summary's clauses)
+    named_lines: dict[int, list[tuple[int, int, str]]] = {}  # line's start -> its places
     for place in places:
-        named_lines.setdefault(bisect_right(line_starts, place[0]) - 1, []).append(place)
+        named_lines.setdefault(data.rfind(b"\n", 0, place[0]) + 1, []).append(place)
+    line_starts: list[int] = []
+    line_ends: list[int] = []
     scopes: list[tuple[frozenset[str], list[tuple[bytes, bytes]]]] = []
     table_top: dict[int, int] = {}
-    for n, on_line in named_lines.items():
-        a, b = line_starts[n], line_ends[n]
+    for a, on_line in named_lines.items():
+        b = data.find(b"\n", a)
+        if b < 0:
+            b = len(data)
         line = data[a:b]
         heading = _HEADING.match(line)
         bare = line.strip(_NAME_LINE_MARKUP)
-        if heading is not None or len(on_line) == 1 and bare == data[on_line[0][0]:on_line[0][1]]:
+        walks = heading is not None or len(on_line) == 1 and bare == data[on_line[0][0]:on_line[0][1]]
+        row = line.lstrip().startswith(b"|")
+        if walks or row:
+            if not line_starts:
+                line_starts += [0, *(m.end() for m in _NEWLINE.finditer(data))]
+                line_ends += [*(s - 1 for s in line_starts[1:]), len(data)]
+            n = bisect_right(line_starts, a) - 1
+        if walks:
             level = len(heading.group(1)) if heading is not None else 7
             pairs: list[tuple[bytes, bytes]] = []
             k = n + 1
@@ -21524,15 +21551,16 @@ def _file_scopes(data: bytes, names: dict[bytes, str]) -> list[tuple[frozenset[s
                 over = _HEADING.match(below)
                 if over is not None and len(over.group(1)) <= level:
                     break
-                if k in named_lines:
-                    if level == 7 and below.strip(_NAME_LINE_MARKUP) == data[named_lines[k][0][0]:named_lines[k][0][1]]:
+                if line_starts[k] in named_lines:
+                    first = named_lines[line_starts[k]][0]
+                    if level == 7 and below.strip(_NAME_LINE_MARKUP) == data[first[0]:first[1]]:
                         break
                 else:
                     pairs += _scoped_pairs(data, line_starts[k], line_ends[k])
                 k += 1
             scopes.append((frozenset(r for _, _, r in on_line), pairs))
             continue
-        if line.lstrip().startswith(b"|"):
+        if row:
             top = table_top.get(n)
             if top is None:
                 # (each line walked over once: a row above that was walked over knows its top)
