@@ -49,6 +49,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from itertools import accumulate, chain, compress, count, islice, repeat
 from operator import attrgetter, is_, is_not, itemgetter
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -4937,7 +4938,7 @@ class _Check:
                     break
             else:
                 continue
-            names = _resource_names({r: _resource_name(r) for r in resources})
+            names = _names_of_resources(frozenset(resources))
             scopes = _file_scopes(data, names)
             if not scopes:
                 continue
@@ -21407,8 +21408,11 @@ _PLACES_LOOKED_AT = 8
 _QUICK_LOOKS = 64
 _CLAUSE_REST = re.compile(rb"[ \t*_`\"')\].,;:!?]*")
 # a key=value said in words or marks: "retries=5", "retries: 5", "retries is 5", "retries to 5"
+# (a key's first letter first, the byte before it looked at after: a pattern opening with a look
+# behind was tried at every byte, not only at letters; the key taken whole, as no shorter key can
+# be followed by a separator: 24 -> 16 us for a summary's 500 bytes)
 _SCOPED_KV = re.compile(
-    rb"(?<![\w.\[-])([A-Za-z_][\w-]*(?:\.[\w-]+)*)[ \t]*(?:[=:]|[ \t](?:is|are|was|of|at|=|(?:set|sets|changed)?[ \t]*to)[ \t])"
+    rb"([A-Za-z_](?<![\w.\[-].)(?>[\w-]*(?:\.[\w-]+)*))[ \t]*(?:[=:]|[ \t](?:is|are|was|of|at|=|(?:set|sets|changed)?[ \t]*to)[ \t])"
     rb"[ \t]*[`'\"]?([^\s,;|)`'\"\]]+)")
 
 
@@ -21429,6 +21433,12 @@ def _resource_look(resource: str) -> bytes:
     which ends its path, else its path or URL."""
     name, leaf = _resource_name(resource)
     return name if leaf is None else leaf
+
+
+@functools.lru_cache(maxsize=1 << 12)  # (a session's summaries name the same few files together)
+def _names_of_resources(resources: frozenset[str]) -> Mapping[bytes, str]:
+    """:func:`_resource_names` of ``resources`` (read only)."""
+    return MappingProxyType(_resource_names({r: _resource_name(r) for r in resources}))
 
 
 def _resource_names(named: Mapping[str, tuple[bytes, bytes | None]]) -> dict[bytes, str]:
@@ -21497,7 +21507,7 @@ def _scoped_pairs(data: bytes, start: int, end: int) -> list[tuple[bytes, bytes]
     return out
 
 
-def _file_scopes(data: bytes, names: dict[bytes, str]) -> list[tuple[frozenset[str], list[tuple[bytes, bytes]]]]:
+def _file_scopes(data: bytes, names: Mapping[bytes, str]) -> list[tuple[frozenset[str], list[tuple[bytes, bytes]]]]:
     """(the resources a stretch of ``data`` is said of, the (key, value) pairs it states) for
     each stretch a name of ``names`` binds: the rest of the clause the name opens (up to the
     next name opening one), the clause before a name it is said of ("retries=5 in a.yaml."),
