@@ -21532,8 +21532,14 @@ def _file_scopes(data: bytes, names: Mapping[bytes, str]) -> list[tuple[frozense
     # heading, a name alone on its line or a table row: a scan for every line break cost more
     # than the rest of a summary's clauses)
     named_lines: dict[int, list[tuple[int, int, str]]] = {}  # line's start -> its places
+    line_at = searched = 0
     for place in places:
-        named_lines.setdefault(data.rfind(b"\n", 0, place[0]) + 1, []).append(place)
+        # (back to the place before only: a line of many names is searched once)
+        found = data.rfind(b"\n", searched, place[0])
+        if found >= 0:
+            line_at = found + 1
+        searched = place[0]
+        named_lines.setdefault(line_at, []).append(place)
     line_starts: list[int] = []
     line_ends: list[int] = []
     scopes: list[tuple[frozenset[str], list[tuple[bytes, bytes]]]] = []
