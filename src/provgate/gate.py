@@ -781,6 +781,7 @@ class _Shape:
         "pinned",
         "pinned_handles",
         "read_line",
+        "read_looks",
         "read_of",
         "reads_filed",
         "reads_logged",
@@ -804,6 +805,7 @@ class _Shape:
         self.by_provenance: dict[str, list[int]] | None = None
         self.stamp_units: int | None = None  # the units the reads are stamped in (_Side.stamp_units)
         self.read_of: dict[str, str] | None = None  # (_Side.read_of)
+        self.read_looks: dict[str, bytes] | None = None  # (_Side.read_looks)
         # every handle of handle_union was found in the durable store of the gate that keeps
         # this (one gate's sides never reach another's; the store never deletes, so the finding
         # holds; a flag, not the gate, so that a gate is freed by reference counting)
@@ -1145,6 +1147,13 @@ class _Side:
             ix.read_of = {h: r for r, reads in self.by_resource().items() for i in reads
                           if not blocks[i].derived for h in blocks[i].handles}
         return ix.read_of
+
+    def read_looks(self) -> dict[str, bytes]:
+        """handle -> what a text naming the file of its read holds (:func:`_resource_look`)."""
+        ix = self.ix
+        if ix.read_looks is None:
+            ix.read_looks = {h: _resource_look(r) for h, r in self.read_of().items()}
+        return ix.read_looks
 
     def read_line_of(self, resource: str) -> list[tuple[str, float | None]]:
         """The reads of ``resource`` with one handle, oldest first, as (handle, ts): by ts
@@ -4917,27 +4926,31 @@ class _Check:
         # handle -> the resource it reads, from the window's reads, then the session's log
         resource_of = self.pre.read_of()
         logged = gate._read_of
+        looks = self.pre.read_looks()
         reported: set[tuple[str | None, str | None, str | None]] | None = None
         # (each block weighed in two set operations and a look for its reads' names in its text,
         # each name worked out once a process: most summaries name no file, or no file of their own)
         for j, data in zip(derived, datas):
             block = post_blocks[j]
             own = block.derived_from
-            read = resource_of.keys() & own
+            read = looks.keys() & own
             left = logged.keys() & own if logged else None
-            if not read:
-                if not left:
-                    continue
-                resources = set(map(logged.__getitem__, left))
-            else:
-                resources = set(map(resource_of.__getitem__, read))
-                if left:
-                    resources.update(map(logged.__getitem__, left))
-            for r in resources:
-                if _resource_look(r) in data:
+            for h in read:
+                if looks[h] in data:
                     break
             else:
-                continue
+                # (a handle the window reads is looked for under the window's file alone: the name of
+                # another the log files it under would bind a text to no read of that file)
+                if not left:
+                    continue
+                for h in left - read:
+                    if _resource_look(logged[h]) in data:
+                        break
+                else:
+                    continue
+            resources = set(map(resource_of.__getitem__, read))
+            if left:
+                resources.update(map(logged.__getitem__, left))
             names = _names_of_resources(frozenset(resources))
             scopes = _file_scopes(data, names)
             if not scopes:
