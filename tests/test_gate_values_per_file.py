@@ -87,6 +87,17 @@ def test_one_value_swapped_is_refused_alone():
     assert len(of(verdict, "I1")) == 1
 
 
+def test_each_summary_of_an_edit_is_held_to_its_files():
+    # (the second summary is read after the first one's values were looked for in its files)
+    gate = Gate(store_with(SOURCES))
+    honest, lie = FORMS["sentence"][1], FORMS["sentence"][0]
+    verdict = gate.check(READS, [summary("s1", honest, BOTH), summary("s2", lie, BOTH)], operator="summarize")
+    find(verdict, "I1", block="s2", value="5", evidence__change="value_of_another_file")
+    assert not [v for v in of(verdict, "I1") if v.block == "s1"]
+    assert_accepted(Gate(store_with(SOURCES)).check(
+        READS, [summary("s1", honest, BOTH), summary("s2", honest, BOTH)], operator="summarize"))
+
+
 @pytest.mark.parametrize("text", [
     # a value both files hold alike
     "config/a.yaml sets timeout=30; config/b.yaml sets timeout=30.\n",

@@ -4926,17 +4926,17 @@ class _Check:
         # handle -> the resource it reads, from the window's reads, then the session's log
         resource_of = self.pre.read_of()
         logged = gate._read_of
-        looks = self.pre.read_looks()
+        file_looks = self.pre.read_looks()
         reported: set[tuple[str | None, str | None, str | None]] | None = None
         # (each block weighed in two set operations and a look for its reads' names in its text,
         # each name worked out once a process: most summaries name no file, or no file of their own)
         for j, data in zip(derived, datas):
             block = post_blocks[j]
             own = block.derived_from
-            read = looks.keys() & own
+            read = file_looks.keys() & own
             left = logged.keys() & own if logged else None
             for h in read:
-                if looks[h] in data:
+                if file_looks[h] in data:
                     break
             else:
                 # (a handle the window reads is looked for under the window's file alone: the name of
