@@ -332,3 +332,24 @@ def test_honest_twin_an_uninterrupted_check_prints_the_verdict_and_nothing_on_st
     code, out, err = run(["check", _rejected_edit(tmp_path), "--store", db, "--session", "S"], capsys)
     assert code == 1 and err == "" and json.loads(out)["accepted"] is False
     assert _audits(db) == 2
+
+
+def test_the_report_takes_a_str_subclass_session_as_its_characters():
+    """Red team 137, F11: the report compared a str subclass with its own __eq__, so an id whose
+    __eq__ always holds selected every session ('all'); it is read as its characters, alone or
+    in a list, as the Gate reads it."""
+    class Name(str):
+        def __eq__(self, other):
+            return True
+
+        __hash__ = str.__hash__
+
+    records = [(1, {"session": "S", "cycle": 1, "accepted": True}),
+               (2, {"session": "T", "cycle": 1, "accepted": True})]
+    for selection in (Name("S"), [Name("S")]):
+        for report in (lambda: report_from_records(records, session=selection),
+                       lambda: session_report(_Records(records), session=selection)):
+            got = report().to_json()
+            assert [s["session"] for s in got["sessions"]] == ["S"], got
+    with pytest.raises(InvalidArgumentError, match="unknown session"):
+        report_from_records(records, session=Name("U"))

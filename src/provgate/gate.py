@@ -4868,18 +4868,42 @@ class _Check:
         names (``numpy 2.1.3 and pandas 1.26.2`` of ``numpy==1.26.2`` / ``pandas==2.1.3``), or
         another tool's given to a glued name (``requests 3.11.4`` beside ``Python 3.11.4``), were
         accepted (red team 135, F11). Read only for a derived block whose text holds such a
-        version (:data:`_VERSION_APART`), most edits' none."""
+        version (:data:`_VERSION_APART`), most edits' none. A one-dot or pre-release version
+        (``numpy 1.26`` of ``numpy==2.1``, ``numpy 2.1.0b2``) and one tagged by ``@`` or ``:``
+        (``lodash@4.17``, ``nginx:1.25``) are asked too (red team 136, F07), a one-dot number only
+        where a name stands bound just before it or heads its table column
+        (:func:`_name_bound_before`, :func:`_column_header`); and a version starting its line is
+        read as the version of a name ending the line above (red team 136, F02)."""
         post_blocks = self.post.blocks
         derived, datas, joined, ends = self._derived_joined()
         if not derived:
             return
         # (matched in their bytes joined, where no version crosses a line break: each block holding
         # one is then read alone)
-        by_block: dict[int, list[tuple[bytes, int]]] = {}  # block -> (version, where in its text)
-        for m in _versions_apart(joined, joined.translate(_DIGITS_AS_ZERO)):
+        # block -> (version, where in its text, the name bound before it if it has one dot)
+        by_block: dict[int, list[tuple[bytes, int, bytes | None]]] = {}
+        numbers: list[int] = []
+        for m in _versions_apart(joined, joined.translate(_DIGITS_AS_ZERO), numbers):
             if _IPV4_SHAPE.fullmatch(m.group(1)) is None:
                 k = bisect_right(ends, m.start())
-                by_block.setdefault(k, []).append((m.group(), m.start() - (ends[k - 1] if k else 0)))
+                by_block.setdefault(k, []).append((m.group(), m.start() - (ends[k - 1] if k else 0), None))
+        for m in numbers:
+            # (a one-dot number, "numpy 2.1", is a version only after a name bound to it,
+            # :func:`_name_bound_before`, or under one's column: red team 136, F07; the sources
+            # asked only then, most such numbers being measures, "DEFAULT_TIMEOUT = 5.0", "87.5%";
+            # the byte before it looked at first: no name is bound across a lone "=" or a ",")
+            k = bisect_right(ends, m)
+            data = datas[k]
+            start = m - (ends[k - 1] if k else 0)
+            before = data[max(0, start - 4):start].rstrip(b" \t*_`\r\n")
+            if before and (before[-1] not in _NAME_OR_BINDER or before[-1:] == b"=" and before[-2:] != b"=="):
+                continue
+            number = _NUMBER_APART.match(data, start)
+            if number is None:
+                continue
+            name = _name_bound_before(data, start) or _column_header(data, start)
+            if name is not None:
+                by_block.setdefault(k, []).append((number.group(), start, name))
         if not by_block:
             return
         gate = self.gate
@@ -4890,15 +4914,24 @@ class _Check:
             handles = list(dict.fromkeys(block.provenance + self.cited(j)))
             texts = [x for h in handles if (x := gate.source_facts(h)) is not None]
             found = _AbbreviationSources([*texts, *(d for x in texts if (d := gate.read_facts(x)) is not x)])
-            for version, start in versions:
+            for version, start, name in sorted(versions, key=itemgetter(1)):
                 value = version.decode()
-                named = found.version_owner(data, start)
-                if named is None or found.glued_to(named, version) or (block.id, value) in reported:
+                if (block.id, value) in reported:
                     continue
-                just = _NAME_JUST_BEFORE.search(data, max(0, start - _NAME_BEFORE_REACH), start)
-                if just is not None and found.written_before(just.group(1), version) or found.apart_version(
-                        data, start, version):
-                    continue
+                if name is not None:
+                    # (a unit after it makes it a measure, "numpy 1.2 s": read last, being costly)
+                    if not found.glued_name(name) or found.glued_to(name, version) or found.written_before(
+                            name, version) or not _bare_after(data, start + len(version)):
+                        continue
+                    named = _package_key(name)
+                else:
+                    named = found.version_owner(data, start)
+                    if named is None or found.glued_to(named, version):
+                        continue
+                    just = _NAME_JUST_BEFORE.search(data, max(0, start - _NAME_BEFORE_REACH), start)
+                    if just is not None and found.written_before(just.group(1), version) or found.apart_version(
+                            data, start, version):
+                        continue
                 self.violate("I1", f"block {block.id!r} writes version {value!r} after a name its sources glue or "
                              f"pin to other versions only ({named.decode()!r}): a version of another name, or "
                              f"of none, is no version of this one",
@@ -11987,6 +12020,11 @@ _ONE_DOT_NUMBER = re.compile(rb"[0-9]+\.[0-9]+")
 _VERSION_AFTER_NAME = re.compile(rb"(?:[ \t]*+[(:|]?[ \t]*+[vV]?|==|@|-)[0-9]")
 # a name a block writes before a version on its line (:meth:`_AbbreviationSources.version_owner`)
 _NAME_WORD = re.compile(rb"(?<![0-9A-Za-z_.-])[A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*+")
+# a pre-release's or a post-release's tail of a version, PEP 440's and semver's ("1.26.0rc1",
+# "2.1.0b2", "5.0a1", "2.2.0.dev20231201", "1.0.post1", "19.0.0-rc.1", "2.0.0-beta"; red team
+# 136, F07: a version with one was read as none, so pins of them swapped were never asked)
+_PRE_RELEASE = (rb"(?:(?:a|b|rc)[0-9]++|[-.]?(?:alpha|beta|rc|pre|preview|dev|post)(?:\.?[0-9]++)?+)?+"
+                rb"(?:\.?(?:post|dev)[0-9]++)?+")
 # a version a summary may write with a "v" or without ("v3.2.1", "2.31.0"): two dots at least, or a "v"
 _VERSION_FORM = re.compile(rb"[vV]?[0-9]+(?:\.[0-9]+){2,}|[vV][0-9]+\.[0-9]+")
 # a version in a text, standing apart (with a "v" or without) or glued to a name by "-"
@@ -12001,21 +12039,34 @@ _NAME_GLUED_TO_VERSION = re.compile(rb"(?<![0-9A-Za-z_.-])([A-Za-z][A-Za-z0-9_]*
 _VERSION_WORDS_BEFORE = frozenset((b"version", b"ver", b"release", b"rel", b"rev", b"tag", b"v"))
 # a package's name pinned to its version ("numpy==1.26.2", "uvicorn[standard] == 0.24.0")
 _NAME_PINNED_TO_VERSION = re.compile(rb"(?<![0-9A-Za-z_.-])([A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*+)"
-                                     rb"(?:\[[^\]\n]{0,64}\])?[ \t]*+==[ \t]*+([0-9]++(?:\.[0-9]++)++)"
+                                     rb"(?:\[[^\]\n]{0,64}\])?[ \t]*+==[ \t]*+([0-9]++(?:\.[0-9]++)++" + _PRE_RELEASE + rb")"
                                      rb"(?![0-9A-Za-z+]|[.-][0-9])")
+# a package's or an image's name tagged with its version, nothing between: npm's "lodash@4.17",
+# an image's "nginx:1.25" ("library/nginx:1.25" too; not a scoped package's last part,
+# "@types/node@20.11.5", which is no "node"), a pre-release's tail with it ("react@19.0.0-rc.1")
+_NAME_TAGGED_WITH_VERSION = re.compile(rb"(?<![0-9A-Za-z_.@-])(?:(?<!/)([A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*+)@"
+                                       rb"|([A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*+):)"
+                                       rb"([0-9]++(?:\.[0-9]++)++" + _PRE_RELEASE + rb")(?![0-9A-Za-z+]|[.-][0-9])")
 # a block's version standing apart (two dots at least, or a "v"), not glued to a name by "-", a
 # pin's "==" or "@" (:meth:`_Check._check_versions_owned`); group 1 without its "v"
-_VERSION_APART = re.compile(rb"(?<![0-9A-Za-z.+=@-])[vV]?([0-9]++(?:\.[0-9]++){2,}|(?<=[vV])[0-9]++\.[0-9]++)"
-                            rb"(?![0-9A-Za-z+]|[.-][0-9])")
+_VERSION_APART = re.compile(rb"(?<![0-9A-Za-z.+=@-])[vV]?((?:[0-9]++(?:\.[0-9]++){2,}|(?<=[vV])[0-9]++\.[0-9]++)"
+                            + _PRE_RELEASE + rb")(?![0-9A-Za-z+]|[.-][0-9])")
+# a block's dotted number standing apart that _VERSION_APART leaves (one dot, no "v": "2.1",
+# "5.0a1"), read as a version only after a name its sources pin or glue to versions
+# (:func:`_name_bound_before`): most such numbers are measures ("took 1.2 s", "ratio 0.75")
+_NUMBER_APART = re.compile(rb"(?<![0-9A-Za-z.+=@-])([0-9]++\.[0-9]++" + _PRE_RELEASE + rb")(?![0-9A-Za-z+%]|[.-][0-9])")
 # the digits as one digit: a digit, a dot and a digit are b"0.0" (found in C, _versions_apart)
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 
 
-def _versions_apart(data: bytes, flat: bytes | None = None) -> list[re.Match[bytes]]:
+def _versions_apart(data: bytes, flat: bytes | None = None, numbers: list[int] | None = None) -> list[re.Match[bytes]]:
     """``_VERSION_APART.finditer(data)``, matched only where a digit, a dot and a digit stand:
     every version holds them, and a match starts where their number does (or at the ``v``
     before it), since no digit, letter or dot may stand before it. The regex searched from
-    every byte cost a summarize's 17 KB of summaries 0.6 ms (red team 135, F11's rule)."""
+    every byte cost a summarize's 17 KB of summaries 0.6 ms (red team 135, F11's rule).
+    ``numbers``, if given, gets the offsets where a number begins and no version stands, where
+    ``_NUMBER_APART`` may match (the same walk: a one-dot number is one of the places it stops
+    at; matched by the caller, once it has looked at the bytes before)."""
     if flat is None:
         flat = data.translate(_DIGITS_AS_ZERO)
     out: list[re.Match[bytes]] = []
@@ -12024,11 +12075,14 @@ def _versions_apart(data: bytes, flat: bytes | None = None) -> list[re.Match[byt
         start = at
         while start > 0 and flat[start - 1] == 0x30:
             start -= 1
+        digits = start
         if start > 0 and data[start - 1] in b"vV":
             start -= 1
         m = _VERSION_APART.match(data, start)
         if m is not None:
             out.append(m)
+        elif numbers is not None:
+            numbers.append(digits)
         at = flat.find(b"0.0", m.end() if m is not None else at + 1)
     return out
 
@@ -12039,6 +12093,78 @@ _NAME_BEFORE_REACH = 96
 # "node==18.17.0", "node@18.17.0", "node:18.17.0"), looked for in the bytes before it
 _NAME_JUST_BEFORE = re.compile(rb"(?<![0-9A-Za-z_.-])([A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*+)"
                                rb"(?:[ \t]++(?:[Vv]ersion[ \t]++)?|==|@|:)\Z")
+# the name a block binds a version to just before it (:func:`_name_bound_before`, red team 136,
+# F07/F02): blanks or markup, then a bracket, a colon, a pin's sign or a table's cell border,
+# then up to two version words or verbs ("numpy 2.1", "numpy (2.1)", "numpy: 2.1", "numpy ==
+# 2.1", "| numpy | 2.1", "numpy version: 2.1", "numpy is at 2.1"), and at most one line break
+# right before the version, which then starts its line: a wrapped line's "numpy\n2.1", a list's
+# "- numpy:\n  2.1" (a blank line between is a paragraph's end: no binding). Matched on the bytes
+# before the version reversed, anchored: one match, where a search forward tried every byte.
+_NAME_BOUND_BEFORE_REVERSED = re.compile(
+    rb"(?:[ \t]*+\n\r?)?"
+    rb"(?:[ \t]*+:?[ \t]*+(?i:noisrev|rev|esaeler|ler|ver|gat|si|ta|ot|won)(?=[ \t*_`(:|@=])){0,2}"
+    rb"[ \t*_`]*+(?:[(:|@]|==)?[ \t*_`]*+([A-Za-z0-9_.-]++)")
+_NAME_CHARACTERS = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_.-")
+# what may stand last before a number a name is bound to, blanks and markup aside
+_NAME_OR_BINDER = _NAME_CHARACTERS | frozenset(b"(:|=@")
+_NAME_WHOLE = re.compile(rb"[A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*")
+
+
+def _name_bound_before(data: bytes, start: int) -> bytes | None:
+    """The name written just before offset ``start`` of ``data``, bound to what stands there
+    (:data:`_NAME_BOUND_BEFORE_REVERSED`), or None."""
+    low = max(0, start - _NAME_BEFORE_REACH)
+    m = _NAME_BOUND_BEFORE_REVERSED.match(data[low:start][::-1])
+    if m is None:
+        return None
+    if m.end() == start - low and low and data[low - 1] in _NAME_CHARACTERS:
+        return None  # (a name cut by the reach)
+    name = m.group(1)[::-1]
+    return name if _NAME_WHOLE.fullmatch(name) is not None else None
+
+
+# how far before a version in a table's row its column's header is looked for
+_HEADER_REACH = 2048
+# a Markdown table's delimiter row ("|---|:--:|", "---|---")
+# a line that is no table row (:func:`_column_header`)
+_NOT_TABLE_ROW = re.compile(rb"\n(?![ \t]*+\|)")
+_TABLE_DELIMITER_ROW = re.compile(rb"[ \t]*+\|?[ \t]*+:?-{3,}:?[ \t]*+(?:\|[ \t]*+:?-{3,}:?[ \t]*+)*\|?[ \t]*+\r?$")
+
+
+def _column_header(data: bytes, start: int) -> bytes | None:
+    """The header of the Markdown table column whose cell holds alone the value at offset
+    ``start`` of ``data`` ("| numpy | pandas |", "|---|---|", "| 1.26.2 | 2.1.3 |": "numpy" for
+    1.26.2), or None: not a table's cell, no delimiter row within ``_HEADER_REACH`` bytes
+    above with only the table's rows between (red team 136, F02: a version's name written on
+    another line than it was never looked for)."""
+    line = data.rfind(b"\n", 0, start) + 1
+    row = data[line:start]
+    bar = row.rfind(b"|")
+    if bar < 0 or row.lstrip(b" \t")[:1] != b"|" or row[bar + 1:].strip(b" \t*_`"):
+        return None
+    column = row.count(b"|") - row.count(b"\\|")
+    # (the nearest delimiter row above, found by its dashes, with only the table's rows between:
+    # two searches in C over a bounded reach, so a table of many rows is read once a cell, not
+    # once a row above it)
+    low = max(0, line - _HEADER_REACH)
+    dashes = data.rfind(b"---", low, line)
+    if dashes < 0:
+        return None
+    delimiter = data.rfind(b"\n", 0, dashes) + 1
+    below = data.find(b"\n", dashes, line)
+    if delimiter == 0 or below < 0 or _TABLE_DELIMITER_ROW.fullmatch(data, delimiter, below) is None or (
+            _NOT_TABLE_ROW.search(data, below, line - 1) is not None):
+        return None
+    head_begin = data.rfind(b"\n", 0, delimiter - 1) + 1
+    cells = data[head_begin:delimiter - 1].replace(b"\\|", b"\0").strip(b" \t\r").split(b"|")
+    if cells[:1] == [b""]:
+        cells = cells[1:]
+    if not 0 < column <= len(cells):
+        return None
+    name = cells[column - 1].strip(b" \t*_`")
+    return name if _NAME_WORD.fullmatch(name) is not None else None
+
+
 # a dotted number of a text that reads as no version unless its context says so: an IPv4
 # address ("host 10.0.0.12"), a number with one dot ("took 1.2 seconds")
 _IPV4_SHAPE = re.compile(rb"(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])")
@@ -12136,6 +12262,14 @@ class _AbbreviationSources:
                     for m in _NAME_PINNED_TO_VERSION.finditer(data):
                         self._names.add(m.group(1))
                         self._glued.setdefault(_package_key(m.group(1)), set()).add(m.group(2))
+                if b"@" in data or b":" in data:
+                    # (and a name tagged with one, npm's "lodash@4.17", an image's "nginx:1.25": red
+                    # team 136, F07; not a version word's "version:1.2", nor a user's "deploy@10.0.0.12")
+                    for m in _NAME_TAGGED_WITH_VERSION.finditer(data):
+                        name = m.group(1) or m.group(2)
+                        if name.lower() not in _VERSION_WORDS_BEFORE and _IPV4_SHAPE.fullmatch(m.group(3)) is None:
+                            self._names.add(name)
+                            self._glued.setdefault(_package_key(name), set()).add(m.group(3))
         return self._names, self._glued
 
     def glued_to(self, name: bytes, value: bytes, strict: bool = False) -> bool:
@@ -12186,10 +12320,19 @@ class _AbbreviationSources:
         glued = self._glued_names()[1]
         if not glued:
             return None
-        low = max(data.rfind(b"\n", 0, start) + 1, start - _NAME_BEFORE_REACH)
+        line = data.rfind(b"\n", 0, start) + 1
         owner = None
-        for m in _NAME_WORD.finditer(data, low, start):
+        for m in _NAME_WORD.finditer(data, max(line, start - _NAME_BEFORE_REACH), start):
             if (key := _package_key(m.group())) in glued:
+                owner = key
+        if owner is None and line:
+            # (a version starting its line after a name ending the line above, "numpy\n1.26.2",
+            # "- numpy:\n  1.26.2", or in a table's cell under a name's header: red team 136, F02)
+            if not data[line:start].strip(b" \t"):
+                name = _name_bound_before(data, start)
+            else:
+                name = _column_header(data, start)
+            if name is not None and (key := _package_key(name)) in glued:
                 owner = key
         return owner
 

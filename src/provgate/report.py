@@ -643,6 +643,9 @@ def _check_selection(session: Any) -> tuple[str, list[str | None] | None]:
     if session is None:
         return "latest", None
     if isinstance(session, str):
+        # a str subclass is taken as its characters: its own __eq__ could make any name 'all'
+        # (red team 137, F11; the Gate and the CLI took it so already)
+        session = str.__str__(session)
         if not session:
             raise InvalidArgumentError("session must be a non-empty session id, 'all', or a list of ids",
                                        argument="session")
@@ -656,7 +659,7 @@ def _check_selection(session: Any) -> tuple[str, list[str | None] | None]:
                 what = "an empty str" if isinstance(s, str) else f"{type(s).__name__} {_shown_value(s)}"
                 raise InvalidArgumentError(f"session[{i}] is {what}, not a session id (a non-empty str, or None for "
                                            "the records without a session id)", argument="session")
-        return "sessions", list(dict.fromkeys(session))
+        return "sessions", list(dict.fromkeys(None if s is None else str.__str__(s) for s in session))
     raise InvalidArgumentError(
         f"session must be None (the most recent), 'all', a session id or a non-empty list of ids "
         f"(None in it: the records without a session id); got {type(session).__name__} {_shown_value(session)}",
