@@ -197,3 +197,72 @@ def test_a_summary_of_reads_that_left_the_window_names_them_from_the_log():
                          operator="summarize")
     find(verdict, "I1", value="5", evidence__change="value_of_another_file")
     assert_accepted(gate.check(first, [summary("s1", FORMS["sentence"][1], BOTH)], operator="summarize"))
+
+
+# -- red team 137, F08: honest summaries of a file's value after its read, and of what overrides it
+
+DIFF = ("diff --git a/config/a.yaml b/config/a.yaml\n--- a/config/a.yaml\n+++ b/config/a.yaml\n"
+        "@@ -1 +1 @@\n-retries: 3\n+retries: 5\n")
+ENV = "$ env | grep RETRIES\nRETRIES=5\n"
+
+
+def with_source(handle: str, text: str):
+    """(reads, sources, derived_from) of the two files' reads and ``text`` under ``handle``."""
+    return [*READS, tool("x", handle, text)], {**SOURCES, handle: text}, [*BOTH, handle]
+
+
+@pytest.mark.parametrize("text", [
+    "config/a.yaml now sets retries=5 (was 3), matching config/b.yaml.\n",
+    "- config/a.yaml: retries=5 after the edit\n- config/b.yaml: retries=5\n",
+])
+def test_a_value_a_diff_of_the_file_writes_is_the_files(text):
+    assert_accepted(summarize(text, *with_source("tool:diff", DIFF)))
+    # (a diff of another file writes no value for config/a.yaml)
+    other = DIFF.replace("config/a.yaml", "config/c.yaml")
+    find(summarize(text, *with_source("tool:diff", other)), "I1", value="5", evidence__change="value_of_another_file")
+
+
+def test_a_tool_output_naming_several_files_gives_each_the_lines_after_its_name():
+    grep = "config/a.yaml:1:retries: 3\nconfig/b.yaml:1:retries: 5\n"
+    assert_accepted(summarize("config/a.yaml sets retries=3.\n", *with_source("tool:grep", grep)))
+    find(summarize("config/a.yaml sets retries=5.\n", *with_source("tool:grep", grep)),
+         "I1", value="5", evidence__change="value_of_another_file")
+    # (a file the block does not read ends the stretch too: config/c.yaml's 5 is not config/a.yaml's)
+    grep = "config/a.yaml:1:retries: 3\nconfig/c.yaml:1:retries: 5\n"
+    find(summarize("config/a.yaml sets retries=5.\n", *with_source("tool:grep", grep)),
+         "I1", value="5", evidence__change="value_of_another_file")
+
+
+@pytest.mark.parametrize("turn", ["but", "while", "whereas", "however", "although", "unlike"])
+def test_a_files_clause_ends_at_a_comma_before_a_turn(turn):
+    honest = f"config/a.yaml sets retries=3, {turn} the environment's RETRIES=5 overrides it.\n"
+    assert_accepted(summarize(honest, *with_source("tool:env", ENV)))
+    lie = f"config/a.yaml sets retries=5, {turn} the environment's RETRIES=3 overrides it.\n"
+    find(summarize(lie, *with_source("tool:env", ENV)), "I1", value="5", evidence__change="value_of_another_file")
+
+
+def test_a_comma_alone_does_not_end_a_files_clause():
+    find(summarize("config/a.yaml sets timeout=30, retries=5.\n", *with_source("tool:env", ENV)),
+         "I1", value="5", evidence__change="value_of_another_file")
+
+
+@pytest.mark.parametrize("word", ["effective", "actual", "runtime", "env"])
+def test_a_value_said_to_be_in_effect_is_not_the_files(word):
+    honest = f"- config/a.yaml: retries=3, {word} retries=5 (env RETRIES)\n"
+    assert_accepted(summarize(honest, *with_source("tool:env", ENV)))
+    lie = f"- config/a.yaml: retries=5, {word} retries=5 (env RETRIES)\n"
+    find(summarize(lie, *with_source("tool:env", ENV)), "I1", value="5", evidence__change="value_of_another_file")
+    # (the word must be whole: "ineffective" says nothing of an override)
+    find(summarize("- config/a.yaml: an ineffective retries=5\n", *with_source("tool:env", ENV)),
+         "I1", value="5", evidence__change="value_of_another_file")
+
+
+def test_a_path_written_from_dot_slash_names_the_file():
+    # (red team 137, F07: the paths as a find lists them)
+    found = with_source("tool:ls", "$ find . -name '*.yaml'\n./config/a.yaml\n./config/b.yaml\n")
+    find(summarize("./config/a.yaml sets retries=5; ./config/b.yaml sets retries=3.\n", *found),
+         "I1", value="5", evidence__change="value_of_another_file")
+    assert_accepted(summarize("./config/a.yaml sets retries=3; ./config/b.yaml sets retries=5.\n", *found))
+    names = _resource_names({r: _resource_name(r) for r in ("file:config/a.yaml", "file:config/b.yaml")})
+    assert _file_scopes(b"x/config/a.yaml sets retries=5.\n", names) == []
+    assert _file_scopes(b"../config/a.yaml sets retries=5.\n", names) == []

@@ -5068,6 +5068,8 @@ class _Check:
                 fk, ff = said[0]
                 if any(ff in kv(h)[1] for h in own):
                     continue  # (a value the file holds)
+                if _named_source_writes(gate, [h for h in handles if h not in own], bound, resource_of.values(), pair):
+                    continue  # (a value another source writes for the file: a diff of it, a grep)
                 key, value = pair[0].decode("utf-8", "replace"), pair[1].decode("utf-8", "replace")
                 if (block.id, key, value) in reported:
                     continue
@@ -21545,8 +21547,13 @@ _HEADING = re.compile(rb"[ \t]{0,3}(#{1,6})[ \t]")
 # a line that is a file's name alone, as a list of files puts it over its values ("**a.yaml**:")
 _NAME_LINE_MARKUP = b" \t*_`:>\"'"
 _TABLE_SEPARATOR = re.compile(rb"[ \t]*\|?[ \t]*:?-{3,}")
-# where a clause ends on a line: a sentence's end or a semicolon, then a space
-_CLAUSE_END = re.compile(rb"[.;!?](?=[ \t])")
+# where a clause ends on a line: a sentence's end or a semicolon, then a space; a comma before a
+# word that turns to something else ("a.yaml sets retries=3, but the environment's RETRIES=5
+# overrides it": red team 137, F08)
+_CLAUSE_END = re.compile(rb"[.;!?](?=[ \t])|,(?=[ \t]+(?i:but|while|whereas|however|although|overrides?|unlike)\b)")
+# words a key stands after when its value is not the file's but what overrides it ("- a.yaml:
+# retries=3, effective retries=5 (env RETRIES)": red team 137, F08)
+_NOT_THE_FILES = frozenset((b"effective", b"actual", b"overridden", b"runtime", b"env", b"environment's", b"env's"))
 # what stands before a name that opens its clause ("config/a.yaml sets ...", "- a.yaml: ...",
 # "...; and in b.yaml, ..."): nothing but a list's mark, or a connective, then "in"/"for" the file
 _OPENS_CLAUSE = re.compile(rb"[ \t]*(?:(?:[-*+>]|\d{1,3}[.)])[ \t]+)?(?:(?:in|for|the|file)[ \t]+)*[*_`\"'(\[]*[ \t]*", re.IGNORECASE)
@@ -21631,6 +21638,71 @@ def _written_together(text: bytes, key: bytes, value: bytes) -> bool:
     return False
 
 
+def _named_source_writes(gate: Gate, handles: list[str], bound: frozenset[str], others_of: Iterable[str],
+                         pair: tuple[bytes, bytes]) -> bool:
+    """Does one of ``handles``' texts write ``pair`` (key before value on one line) after naming
+    one of the files ``bound``, before it names another file? A file edited after its read holds
+    what a later ``git diff`` of it writes (``+++ b/config/a.yaml`` ... ``+retries: 5``), and a
+    tool's output naming it (``config/a.yaml:3:retries: 5``) is the file's too (red team 137,
+    F08); a grep of two files gives each the lines after its name only. Asked only before a
+    refusal."""
+    key, value = pair
+    keys = tuple(dict.fromkeys((key, key.lower())))
+    own = {_resource_name(r)[0] for r in bound}
+    others = {n for r in others_of for n in _resource_name(r) if n is not None and r not in bound}
+    for h in handles:
+        x = gate.source_facts(h)
+        text = b"" if x is None else x.table.data
+        for name in own:
+            for at, end in _named_in_source(text, name):
+                stop = _next_file_named(text, end, name, others)
+                stretch = text[at:stop]
+                if any(_written_together(stretch, k, value) for k in keys):
+                    return True
+    return False
+
+
+# a path in a tool's output, as a grep or a diff writes one: the stretch after a file's name ends
+# where another path is named
+# (a path with a directory: a bare "db.internal" is a value as often as a file)
+_SOURCE_PATH = re.compile(rb"(?<![\w./~-])(?:[ab]/|\./)?((?:[\w.-]+/)+[\w-]+\.[A-Za-z]\w{0,7})(?![\w/-])")
+_NAMED_IN_SOURCE_KEPT = 64  # (places of a name looked at in one source)
+
+
+def _named_in_source(text: bytes, name: bytes) -> list[tuple[int, int]]:
+    """The places ``text`` names ``name`` whole; after ``a/``, ``b/`` (a diff's sides) or
+    ``./`` too."""
+    out = []
+    at = text.find(name)
+    while at >= 0 and len(out) < _NAMED_IN_SOURCE_KEPT:
+        end = at + len(name)
+        lead = at
+        if text[at - 2:at] in (b"a/", b"b/", b"./") and at >= 2:
+            lead = at - 2
+        if ((lead == 0 or text[lead - 1] not in _NAME_GOES_ON)
+                and (end == len(text) or text[end] not in _NAME_GOES_ON
+                     or text[end] == 46 and (end + 1 == len(text) or text[end + 1] not in _NAME_GOES_ON))):
+            out.append((at, end))
+        at = text.find(name, end)
+    return out
+
+
+def _next_file_named(text: bytes, start: int, name: bytes, others: Iterable[bytes]) -> int:
+    """Where ``text`` names a file other than ``name`` after ``start``: a path, or a name of
+    ``others`` (its end if nowhere)."""
+    stop = len(text)
+    for m in _SOURCE_PATH.finditer(text, start):
+        if m.group(1) != name:
+            stop = m.start()
+            break
+    for other in others:
+        if other != name:
+            at = text.find(other, start, stop)
+            if at >= 0:
+                stop = at
+    return stop
+
+
 def _is_word_byte(c: int) -> bool:
     return c in _WORD_BYTES
 
@@ -21659,6 +21731,11 @@ def _scoped_pairs(data: bytes, start: int, end: int) -> list[tuple[bytes, bytes]
     for m in _SCOPED_KV.finditer(data, start, end):
         value = m.group(2).rstrip(b".:")
         if value:
+            at = max(start, m.start() - 16)
+            before = data[at:m.start()].split()
+            if before and before[-1].lower() in _NOT_THE_FILES and (
+                    len(before) > 1 or at == start or data[at - 1] in b" \t\n("):
+                continue
             out.append((m.group(1), value))
     return out
 
@@ -21676,10 +21753,12 @@ def _file_scopes(data: bytes, names: Mapping[bytes, str]) -> list[tuple[frozense
         at = data.find(name)
         while at >= 0:
             end = at + len(name)
-            if ((at == 0 or data[at - 1] not in _NAME_GOES_ON)
+            # (a path written from "./" names the file too: red team 137, F07)
+            lead = at - 2 if at >= 2 and data[at - 2:at] == b"./" else at
+            if ((lead == 0 or data[lead - 1] not in _NAME_GOES_ON)
                     and (end == len(data) or data[end] not in _NAME_GOES_ON
                          or data[end] == 46 and (end + 1 == len(data) or data[end + 1] not in _NAME_GOES_ON))):
-                places.append((at, end, resource))
+                places.append((lead, end, resource))
             at = data.find(name, end)
     if not places:
         return []
