@@ -21550,9 +21550,13 @@ _TABLE_SEPARATOR = re.compile(rb"[ \t]*\|?[ \t]*:?-{3,}")
 # where a clause ends on a line: a sentence's end or a semicolon, then a space; a comma before a
 # word that turns to something else ("a.yaml sets retries=3, but the environment's RETRIES=5
 # overrides it": red team 137, F08)
-_CLAUSE_END = re.compile(rb"[.;!?](?=[ \t])|,(?=[ \t]+(?i:but|while|whereas|however|although|overrides?|unlike)\b)")
+# (two patterns, each opening with its own bytes: one alternation of both was tried at every byte)
+_CLAUSE_END = re.compile(rb"[.;!?](?=[ \t])")
+_CLAUSE_TURN = re.compile(rb",(?=[ \t]+(?:[Bb]ut|[Ww]hile|[Ww]hereas|[Hh]owever|[Aa]lthough|[Oo]verrides?|[Uu]nlike)\b)")
 # words a key stands after when its value is not the file's but what overrides it ("- a.yaml:
 # retries=3, effective retries=5 (env RETRIES)": red team 137, F08)
+# (a stretch whose lower case holds none of effective/actual/overridden/runtime/env is let go
+# on a few byte searches in _scoped_pairs: a pattern of the words cost as much as the key=value one)
 _NOT_THE_FILES = frozenset((b"effective", b"actual", b"overridden", b"runtime", b"env", b"environment's", b"env's"))
 # what stands before a name that opens its clause ("config/a.yaml sets ...", "- a.yaml: ...",
 # "...; and in b.yaml, ..."): nothing but a list's mark, or a connective, then "in"/"for" the file
@@ -21649,15 +21653,18 @@ def _named_source_writes(gate: Gate, handles: list[str], bound: frozenset[str], 
     key, value = pair
     keys = tuple(dict.fromkeys((key, key.lower())))
     own = {_resource_name(r)[0] for r in bound}
-    others = {n for r in others_of for n in _resource_name(r) if n is not None and r not in bound}
+    # (the other files' paths: a file's name alone may end this one's path)
+    others = {_resource_name(r)[0] for r in others_of if r not in bound}
     for h in handles:
         x = gate.source_facts(h)
         text = b"" if x is None else x.table.data
         for name in own:
-            for at, end in _named_in_source(text, name):
-                stop = _next_file_named(text, end, name, others)
+            places = _named_in_source(text, name)
+            # (a stretch ends at the name's next place at the latest: each byte searched once)
+            for k, (at, end) in enumerate(places):
+                stop = _next_file_named(text, end, places[k + 1][0] if k + 1 < len(places) else len(text), name, others)
                 stretch = text[at:stop]
-                if any(_written_together(stretch, k, value) for k in keys):
+                if any(_written_together(stretch, spelled, value) for spelled in keys):
                     return True
     return False
 
@@ -21687,11 +21694,10 @@ def _named_in_source(text: bytes, name: bytes) -> list[tuple[int, int]]:
     return out
 
 
-def _next_file_named(text: bytes, start: int, name: bytes, others: Iterable[bytes]) -> int:
-    """Where ``text`` names a file other than ``name`` after ``start``: a path, or a name of
-    ``others`` (its end if nowhere)."""
-    stop = len(text)
-    for m in _SOURCE_PATH.finditer(text, start):
+def _next_file_named(text: bytes, start: int, stop: int, name: bytes, others: Iterable[bytes]) -> int:
+    """Where ``text[start:stop]`` names a file other than ``name``: a path, or a name of
+    ``others`` (``stop`` if nowhere)."""
+    for m in _SOURCE_PATH.finditer(text, start, stop):
         if m.group(1) != name:
             stop = m.start()
             break
@@ -21728,15 +21734,21 @@ def _said_of(words: list[bytes]) -> bool:
 
 def _scoped_pairs(data: bytes, start: int, end: int) -> list[tuple[bytes, bytes]]:
     out = []
+    low = data[start:end].lower()
+    overridden = (b"effective" in low or b"actual" in low or b"overridden" in low or b"runtime" in low
+                  or b"env" in low)
     for m in _SCOPED_KV.finditer(data, start, end):
         value = m.group(2).rstrip(b".:")
-        if value:
+        if not value:
+            continue
+        if overridden:
+            # (the word right before the key, whole: "ineffective retries=5" is the file's)
             at = max(start, m.start() - 16)
             before = data[at:m.start()].split()
             if before and before[-1].lower() in _NOT_THE_FILES and (
                     len(before) > 1 or at == start or data[at - 1] in b" \t\n("):
                 continue
-            out.append((m.group(1), value))
+        out.append((m.group(1), value))
     return out
 
 
@@ -21829,6 +21841,9 @@ def _file_scopes(data: bytes, names: Mapping[bytes, str]) -> list[tuple[frozense
                                 and re.fullmatch(rb"[A-Za-z_][\w.-]*", h) is not None]))
             continue
         clause_ends = [m.start() for m in _CLAUSE_END.finditer(data, a, b)]
+        turns = [m.start() for m in _CLAUSE_TURN.finditer(data, a, b)]
+        if turns:
+            clause_ends = sorted(clause_ends + turns)
         gaps: dict[int, bool] = {}
 
         def gap_has_value(k: int, on_line: list[tuple[int, int, str]] = on_line, gaps: dict[int, bool] = gaps) -> bool:
