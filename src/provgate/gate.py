@@ -49,6 +49,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from itertools import accumulate, chain, compress, count, islice, repeat
 from operator import attrgetter, is_, is_not, itemgetter
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -780,6 +781,8 @@ class _Shape:
         "pinned",
         "pinned_handles",
         "read_line",
+        "read_looks",
+        "read_of",
         "reads_filed",
         "reads_logged",
         "resolved",
@@ -801,6 +804,8 @@ class _Shape:
         self.by_resource: dict[str, list[int]] | None = None
         self.by_provenance: dict[str, list[int]] | None = None
         self.stamp_units: int | None = None  # the units the reads are stamped in (_Side.stamp_units)
+        self.read_of: dict[str, str] | None = None  # (_Side.read_of)
+        self.read_looks: dict[str, bytes] | None = None  # (_Side.read_looks)
         # every handle of handle_union was found in the durable store of the gate that keeps
         # this (one gate's sides never reach another's; the store never deletes, so the finding
         # holds; a flag, not the gate, so that a gate is freed by reference counting)
@@ -1133,6 +1138,22 @@ class _Side:
         if ix.by_resource is None:
             ix.by_resource = _blockscan.by_resource(self.blocks)
         return ix.by_resource
+
+    def read_of(self) -> dict[str, str]:
+        """handle -> the resource of the read (no derived block) that carries it."""
+        ix = self.ix
+        if ix.read_of is None:
+            blocks = self.blocks
+            ix.read_of = {h: r for r, reads in self.by_resource().items() for i in reads
+                          if not blocks[i].derived for h in blocks[i].handles}
+        return ix.read_of
+
+    def read_looks(self) -> dict[str, bytes]:
+        """handle -> what a text naming the file of its read holds (:func:`_resource_look`)."""
+        ix = self.ix
+        if ix.read_looks is None:
+            ix.read_looks = {h: _resource_look(r) for h, r in self.read_of().items()}
+        return ix.read_looks
 
     def read_line_of(self, resource: str) -> list[tuple[str, float | None]]:
         """The reads of ``resource`` with one handle, oldest first, as (handle, ts): by ts
@@ -3746,6 +3767,7 @@ class _Check:
                 self._timed("I1", self._check_pins_in_context)
                 self._timed("I1", self._check_versions_said)
                 self._timed("I1", self._check_versions_owned)
+            self._timed("I1", self._check_values_per_file)
             self._timed("I1" if not lossless else "I2", self._check_requirements_with_extras)
             self._timed("I2", self._check_purity if lossless else self._check_reachability)
             if lossless:
@@ -4923,6 +4945,160 @@ class _Check:
                              block=block.id, key="number", value=value,
                              evidence={"name": named.decode(), "sources": handles})
                 reported.add((block.id, value))
+
+    def _check_values_per_file(self) -> None:
+        """A derived block's key=value stated within the scope of one of its sources' files (the
+        clause a file's name opens, its list item or table row, the section under a heading
+        naming it: :func:`_file_scopes`) is a value that file's reads hold for the key, not
+        another source's: grounded against all the block's sources together, "config/a.yaml
+        sets retries=5; config/b.yaml sets retries=3" of a.yaml's ``retries: 3`` and b.yaml's
+        ``retries: 5`` was accepted with each value swapped (red team 135, F10). Refused only
+        when the file holds the key, none of its reads the stated value, and another of the
+        block's sources holds it for that key: a value no source holds is I1's to refuse, and a
+        key the file does not set may be said of something else. Read only for a derived block
+        of two sources or more that names the resource of one of them (most summaries name
+        none)."""
+        derived, datas, _, _ = self._derived_joined()
+        if not derived:
+            return
+        gate = self.gate
+        post_blocks = self.post.blocks
+        # handle -> the resource it reads, from the window's reads, then the session's log
+        resource_of = self.pre.read_of()
+        logged = gate._read_of
+        file_looks = self.pre.read_looks()
+        reported: set[tuple[str | None, str | None, str | None]] | None = None
+        # (each block weighed in two set operations and a look for its reads' names in its text,
+        # each name worked out once a process: most summaries name no file, or no file of their own)
+        for j, data in zip(derived, datas):
+            block = post_blocks[j]
+            own = block.derived_from
+            read = file_looks.keys() & own
+            left = logged.keys() & own if logged else None
+            for h in read:
+                if file_looks[h] in data:
+                    break
+            else:
+                # (a handle the window reads is looked for under the window's file alone: the name of
+                # another the log files it under would bind a text to no read of that file)
+                if not left:
+                    continue
+                for h in left - read:
+                    if _resource_look(logged[h]) in data:
+                        break
+                else:
+                    continue
+            resources = set(map(resource_of.__getitem__, read))
+            if left:
+                resources.update(map(logged.__getitem__, left))
+            names = _names_of_resources(frozenset(resources))
+            scopes = _file_scopes(data, names)
+            if not scopes:
+                continue
+            handles = list(dict.fromkeys(own + self.cited(j)))
+            if len(handles) < 2:
+                continue
+            if reported is None:
+                reported = {(v.block, v.key, v.value) for v in self.violations if v.invariant in ("I1", "I2")}
+            bound_of = {h: resource_of[h] for h in read}
+            if left:
+                bound_of.update((h, logged[h]) for h in left if h not in bound_of)
+            # (a pair a file's read writes as it is, key before value on one line, is that file's:
+            # most summaries copy their files' lines, and are let go on a few byte searches)
+            reads_of: dict[str, list[str]] = {}
+            for h, r in bound_of.items():
+                reads_of.setdefault(r, []).append(h)
+            texts = {}
+            looks = _QUICK_LOOKS  # (each a search of a read's text: past them, the fingerprints)
+            for bound, found in scopes:
+                kept = []
+                for key, value in found:
+                    for h in (h for r in bound for h in reads_of.get(r, ())):
+                        if looks > 0:
+                            looks -= 1
+                            text = texts.get(h)
+                            if text is None:
+                                x = gate.source_facts(h)
+                                text = texts[h] = b"" if x is None else x.table.data
+                            if _written_together(text, key, value):
+                                break
+                    else:
+                        kept.append((key, value))
+                found[:] = kept
+            if any(found for _, found in scopes):
+                self._check_scoped_values(block, handles, bound_of, reads_of, scopes, reported)
+
+    def _check_scoped_values(self, block: Block, handles: list[str], resource_of: dict[str, str],
+                             reads_of: dict[str, list[str]], scopes: list[tuple[frozenset[str], list[tuple[bytes, bytes]]]],
+                             reported: set[tuple[str | None, str | None, str | None]]) -> None:
+        """Refuse the values :meth:`_check_values_per_file` finds stated for a file its reads do
+        not hold; ``scopes`` are (the resources a stretch of the block is bound to, the
+        (key, value) pairs the stretch states)."""
+        gate = self.gate
+        kv_of: dict[str, tuple[set[tuple[int, int]], set[tuple[int, int]], list[FactTable]]] = {}
+
+        def kv(h: str) -> tuple[set[tuple[int, int]], set[tuple[int, int]], list[FactTable]]:
+            """(key fingerprints, (key, value) fingerprints, tables) of the key=value facts of
+            ``h``'s read and of the strings its JSON encodes."""
+            found = kv_of.get(h)
+            if found is None:
+                found = kv_of[h] = (set(), set(), [])
+                x = gate.source_facts(h)
+                for facts in () if x is None else dict.fromkeys((x, gate.read_facts(x))):
+                    table = facts.table
+                    rows = table.kind == _KIND_KV
+                    keys, pairs = table.fp_key[rows], table.fp_fact[rows]
+                    found[0].update(zip(keys[:, 0].tolist(), keys[:, 1].tolist()))
+                    found[1].update(zip(pairs[:, 0].tolist(), pairs[:, 1].tolist()))
+                    found[2].append(table)
+            return found
+
+        pairs = dict.fromkeys(p for _, found in scopes for p in found)
+        # (a key as written, and in lower case: "Retries is 5" states retries)
+        variants = {(key, value): [k + b"=" + value + b"\n" for k in dict.fromkeys((key, key.lower()))]
+                    for key, value in pairs}
+        lines = list(dict.fromkeys(line for found in variants.values() for line in found))
+        fps: dict[bytes, tuple[tuple[int, int], tuple[int, int]]] = {}
+        for line, table in zip(lines, extract_many(lines)):
+            if len(table) and int(table.kind[0]) == _KIND_KV:
+                fps[line] = ((int(table.fp_key[0, 0]), int(table.fp_key[0, 1])),
+                             (int(table.fp_fact[0, 0]), int(table.fp_fact[0, 1])))
+        holders: dict[tuple[int, int], list[str]] | None = None  # (key, value) -> the sources holding it
+        place = {h: k for k, h in enumerate(handles)}
+        for bound, found in scopes:
+            own = sorted({h for r in bound for h in reads_of.get(r, ())}, key=place.__getitem__)
+            for pair in found:
+                said = [fps[line] for line in variants[pair] if line in fps]
+                said = [(fk, ff) for fk, ff in said if any(fk in kv(h)[0] for h in own)]
+                if not said:
+                    continue  # (a key the file does not set)
+                fk, ff = said[0]
+                if any(ff in kv(h)[1] for h in own):
+                    continue  # (a value the file holds)
+                key, value = pair[0].decode("utf-8", "replace"), pair[1].decode("utf-8", "replace")
+                if (block.id, key, value) in reported:
+                    continue
+                if holders is None:
+                    holders = {}
+                    for h in handles:
+                        for fact in kv(h)[1]:
+                            holders.setdefault(fact, []).append(h)
+                elsewhere = [h for h in holders.get(ff, ()) if resource_of.get(h) not in bound]
+                if not elsewhere:
+                    continue  # (a value no source holds for the key: I1's)
+                if _named_source_writes(gate, [h for h in handles if h not in own], bound, resource_of.values(), pair):
+                    continue  # (a value another source writes for the file: a diff of it, a grep)
+                files = sorted({resource_of[h] for h in own})
+                holds = list(dict.fromkeys(
+                    t.data[t.value_start[r]:t.value_end[r]].decode("utf-8", "replace") for h in own for t in kv(h)[2]
+                    for r in np.flatnonzero((t.kind == _KIND_KV) & (t.fp_key[:, 0] == fk[0]) & (t.fp_key[:, 1] == fk[1])).tolist()))
+                self.violate("I1", f"block {block.id!r} states {key}={value} for {', '.join(files)}, but that file's "
+                             f"reads {own} hold {key}={' / '.join(holds)}; {value!r} is the value of {elsewhere}: a "
+                             f"value stated for one file is that file's, not another source's",
+                             block=block.id, key=key, value=value,
+                             evidence={"resource": files, "file_values": holds, "reads": own,
+                                       "value_from": elsewhere, "change": "value_of_another_file"})
+                reported.add((block.id, key, value))
 
     def _check_pins_in_context(self) -> None:
         """A derived block's pin (``lodash@4.17.20``, ``requests==2.31.0``) whose name one of its
@@ -21567,3 +21743,366 @@ def _marker_statements(table: FactTable, citation_kind: int) -> list[tuple[str, 
         out.append((name, *span))
         prev_end, prev_span = b, span
     return out
+
+
+# -- values stated per file (_Check._check_values_per_file) ----------------------------------------
+
+# a byte a path or a name goes on with: a file's name found inside another's ("a.yaml" in
+# "data.yaml", "config/a.yaml.bak") names no file
+_NAME_GOES_ON = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-/\\~.")
+_HEADING = re.compile(rb"[ \t]{0,3}(#{1,6})[ \t]")
+# a line that is a file's name alone, as a list of files puts it over its values ("**a.yaml**:")
+_NAME_LINE_MARKUP = b" \t*_`:>\"'"
+_TABLE_SEPARATOR = re.compile(rb"[ \t]*\|?[ \t]*:?-{3,}")
+# where a clause ends on a line: a sentence's end or a semicolon, then a space; and where the
+# clause a name opens ends: a comma before a word that turns to something else ("a.yaml sets
+# retries=3, but the environment's RETRIES=5 overrides it": red team 137, F08)
+_CLAUSE_END = re.compile(rb"[.;!?](?=[ \t])")
+_CLAUSE_TURN = re.compile(rb",(?=[ \t]+(?:[Bb]ut|[Ww]hile|[Ww]hereas|[Hh]owever|[Aa]lthough|[Oo]verrides?|[Uu]nlike)\b)")
+# words a key stands after when its value is not the file's but what overrides it ("- a.yaml:
+# retries=3, effective retries=5 (env RETRIES)": red team 137, F08)
+# (a stretch whose lower case holds none of effective/actual/overridden/runtime/env is let go
+# on a few byte searches in _scoped_pairs: a pattern of the words cost as much as the key=value one)
+_NOT_THE_FILES = frozenset((b"effective", b"actual", b"overridden", b"runtime", b"env", b"environment's", b"env's"))
+# what stands before a name that opens its clause ("config/a.yaml sets ...", "- a.yaml: ...",
+# "...; and in b.yaml, ..."): nothing but a list's mark, or a connective, then "in"/"for" the file
+_OPENS_CLAUSE = re.compile(rb"[ \t]*(?:(?:[-*+>]|\d{1,3}[.)])[ \t]+)?(?:(?:in|for|the|file)[ \t]+)*[*_`\"'(\[]*[ \t]*", re.IGNORECASE)
+# ...or a comma, a colon or a connective word, then "in"/"for" the file (:func:`_words_before`)
+_CONNECTIVES = frozenset((b"and", b"but", b"while", b"whereas", b"whilst"))
+_BEFORE_A_NAME = frozenset((b"in", b"for", b"the", b"file"))
+# the words a name stands after when the clause before it is said of it ("retries=5 in a.yaml.")
+_SAID_OF_WORDS = frozenset((b"in", b"from", b"of", b"for"))
+_LEAD_MARKS = b" \t*_`\"'(["
+_NAMES_LISTED = 8  # (how far back a list of names is read)
+_NEWLINE = re.compile(rb"\n")
+_RESOURCE_NAMES_KEPT = 1 << 16  # (resources whose names a gate keeps)
+_LEAD_REACH = 64
+_PLACES_LOOKED_AT = 8
+_QUICK_LOOKS = 64
+_CLAUSE_REST = re.compile(rb"[ \t*_`\"')\].,;:!?]*")
+# a key=value said in words or marks: "retries=5", "retries: 5", "retries is 5", "retries to 5"
+# (a key's first letter first, the byte before it looked at after: a pattern opening with a look
+# behind was tried at every byte, not only at letters; the key taken whole, as no shorter key can
+# be followed by a separator: 24 -> 16 us for a summary's 500 bytes)
+_SCOPED_KV = re.compile(
+    rb"([A-Za-z_](?<![\w.\[-].)(?>[\w-]*(?:\.[\w-]+)*))[ \t]*(?:[=:]|[ \t](?:is|are|was|of|at|=|(?:set|sets|changed)?[ \t]*to)[ \t])"
+    rb"[ \t]*[`'\"]?([^\s,;|)`'\"\]]+)")
+
+
+@functools.lru_cache(maxsize=_RESOURCE_NAMES_KEPT)  # (a session names the same few files again and again)
+def _resource_name(resource: str) -> tuple[bytes, bytes | None]:
+    """(the name a summary may give ``resource`` by: its path or URL as tagged, a page's
+    "#L1-200" left out; the file's name alone, if it has a path before it)."""
+    body = resource.partition(":")[2]
+    url = not body or body.startswith("//")
+    name = (resource if url else body.partition("#")[0]).removeprefix("./").encode("utf-8", "surrogatepass")
+    leaf = None if url else name.rpartition(b"/")[2]
+    return name, leaf if leaf and leaf != name and len(leaf) >= 3 else None
+
+
+@functools.lru_cache(maxsize=_RESOURCE_NAMES_KEPT)
+def _resource_look(resource: str) -> bytes:
+    """What a text naming ``resource`` holds (:func:`_resource_name`): the file's name alone,
+    which ends its path, else its path or URL."""
+    name, leaf = _resource_name(resource)
+    return name if leaf is None else leaf
+
+
+@functools.lru_cache(maxsize=1 << 12)  # (a session's summaries name the same few files together)
+def _names_of_resources(resources: frozenset[str]) -> Mapping[bytes, str]:
+    """:func:`_resource_names` of ``resources`` (read only)."""
+    return MappingProxyType(_resource_names({r: _resource_name(r) for r in resources}))
+
+
+def _resource_names(named: Mapping[str, tuple[bytes, bytes | None]]) -> dict[bytes, str]:
+    """Name -> resource, for the names (:func:`_resource_name`) of each resource of ``named``
+    at least 3 bytes long; a file's name alone only where no other of them shares it."""
+    names: dict[bytes, str] = {}
+    leaves: dict[bytes, set[str]] = {}
+    for resource, (name, leaf) in named.items():
+        if len(name) >= 3:
+            names[name] = resource
+        if leaf is not None:
+            leaves.setdefault(leaf, set()).add(resource)
+    for leaf, owners in leaves.items():
+        if len(owners) == 1 and leaf not in names:
+            names[leaf] = next(iter(owners))
+    return names
+
+
+def _written_together(text: bytes, key: bytes, value: bytes) -> bool:
+    """Does ``text`` write ``value`` after ``key`` on one line, each a whole word? (a few
+    places of the value looked at: a common one falls to the fingerprints)"""
+    at = text.find(value)
+    for _ in range(_PLACES_LOOKED_AT):
+        if at < 0:
+            return False
+        end = at + len(value)
+        if ((at == 0 or not _is_word_byte(text[at - 1])) and (end == len(text) or not _is_word_byte(text[end]))):
+            line = text[text.rfind(b"\n", 0, at) + 1:at]
+            k = line.rfind(key)
+            if k >= 0 and (k == 0 or not _is_word_byte(line[k - 1])) and (
+                    k + len(key) == len(line) or not _is_word_byte(line[k + len(key)])):
+                return True
+        at = text.find(value, end)
+    return False
+
+
+def _named_source_writes(gate: Gate, handles: list[str], bound: frozenset[str], others_of: Iterable[str],
+                         pair: tuple[bytes, bytes]) -> bool:
+    """Does one of ``handles``' texts write ``pair`` (key before value on one line) after naming
+    one of the files ``bound``, before it names another file? A file edited after its read holds
+    what a later ``git diff`` of it writes (``+++ b/config/a.yaml`` ... ``+retries: 5``), and a
+    tool's output naming it (``config/a.yaml:3:retries: 5``) is the file's too (red team 137,
+    F08); a grep of two files gives each the lines after its name only. Asked only before a
+    refusal."""
+    key, value = pair
+    keys = tuple(dict.fromkeys((key, key.lower())))
+    own = {_resource_name(r)[0] for r in bound}
+    # (the other files' paths: a file's name alone may end this one's path)
+    others = {_resource_name(r)[0] for r in others_of if r not in bound}
+    for h in handles:
+        x = gate.source_facts(h)
+        text = b"" if x is None else x.table.data
+        for name in own:
+            places = _named_in_source(text, name)
+            # (a stretch ends at the name's next place at the latest: each byte searched once)
+            for k, (at, end) in enumerate(places):
+                stop = _next_file_named(text, end, places[k + 1][0] if k + 1 < len(places) else len(text), name, others)
+                stretch = text[at:stop]
+                if any(_written_together(stretch, spelled, value) for spelled in keys):
+                    return True
+    return False
+
+
+# a path in a tool's output, as a grep or a diff writes one: the stretch after a file's name ends
+# where another path is named
+# (a path with a directory: a bare "db.internal" is a value as often as a file)
+_SOURCE_PATH = re.compile(rb"(?<![\w./~-])(?:[ab]/|\./)?((?:[\w.-]+/)+[\w-]+\.[A-Za-z]\w{0,7})(?![\w/-])")
+_NAMED_IN_SOURCE_KEPT = 64  # (places of a name looked at in one source)
+
+
+def _named_in_source(text: bytes, name: bytes) -> list[tuple[int, int]]:
+    """The places ``text`` names ``name`` whole; after ``a/``, ``b/`` (a diff's sides) or
+    ``./`` too."""
+    out = []
+    at = text.find(name)
+    while at >= 0 and len(out) < _NAMED_IN_SOURCE_KEPT:
+        end = at + len(name)
+        lead = at
+        if text[at - 2:at] in (b"a/", b"b/", b"./") and at >= 2:
+            lead = at - 2
+        if ((lead == 0 or text[lead - 1] not in _NAME_GOES_ON)
+                and (end == len(text) or text[end] not in _NAME_GOES_ON
+                     or text[end] == 46 and (end + 1 == len(text) or text[end + 1] not in _NAME_GOES_ON))):
+            out.append((at, end))
+        at = text.find(name, end)
+    return out
+
+
+def _next_file_named(text: bytes, start: int, stop: int, name: bytes, others: Iterable[bytes]) -> int:
+    """Where ``text[start:stop]`` names a file other than ``name``: a path, or a name of
+    ``others`` (``stop`` if nowhere)."""
+    for m in _SOURCE_PATH.finditer(text, start, stop):
+        if m.group(1) != name:
+            stop = m.start()
+            break
+    for other in others:
+        if other != name:
+            at = text.find(other, start, stop)
+            if at >= 0:
+                stop = at
+    return stop
+
+
+def _is_word_byte(c: int) -> bool:
+    return c in _WORD_BYTES
+
+
+def _words_before(data: bytes, start: int, end: int) -> list[bytes]:
+    """The words of ``data[start:end]``, in lower case, markup before ``end`` left out (read by
+    hand: a pattern anchored at the end tried every start of the stretch, 13 us a name)."""
+    return data[start:end].rstrip(_LEAD_MARKS).lower().split()
+
+
+def _opened_by_connective(words: list[bytes]) -> bool:
+    while words and words[-1] in _BEFORE_A_NAME:
+        words = words[:-1]
+    return bool(words) and (words[-1] in _CONNECTIVES or words[-1][-1:] in (b",", b":"))
+
+
+def _said_of(words: list[bytes]) -> bool:
+    for article in (b"file", b"the"):
+        if words and words[-1] == article:
+            words = words[:-1]
+    return bool(words) and words[-1] in _SAID_OF_WORDS
+
+
+def _scoped_pairs(data: bytes, start: int, end: int) -> list[tuple[bytes, bytes]]:
+    out = []
+    low = data[start:end].lower()
+    overridden = (b"effective" in low or b"actual" in low or b"overridden" in low or b"runtime" in low
+                  or b"env" in low)
+    for m in _SCOPED_KV.finditer(data, start, end):
+        value = m.group(2).rstrip(b".:")
+        if not value:
+            continue
+        if overridden:
+            # (the word right before the key, whole: "ineffective retries=5" is the file's)
+            at = max(start, m.start() - 16)
+            before = data[at:m.start()].split()
+            if before and before[-1].lower() in _NOT_THE_FILES and (
+                    len(before) > 1 or at == start or data[at - 1] in b" \t\n("):
+                continue
+        out.append((m.group(1), value))
+    return out
+
+
+def _file_scopes(data: bytes, names: Mapping[bytes, str]) -> list[tuple[frozenset[str], list[tuple[bytes, bytes]]]]:
+    """(the resources a stretch of ``data`` is said of, the (key, value) pairs it states) for
+    each stretch a name of ``names`` binds: the rest of the clause the name opens (up to the
+    next name opening one), the clause before a name it is said of ("retries=5 in a.yaml."),
+    a table row naming it (its cells under their column's heading), the section under a
+    heading or a line that is the name alone (up to the next such line or a heading of its
+    level or above; lines naming another file left to that file). A name anywhere else is
+    named in passing and binds nothing. One pass over ``data`` and its names' places."""
+    places: list[tuple[int, int, str]] = []
+    for name, resource in names.items():
+        at = data.find(name)
+        while at >= 0:
+            end = at + len(name)
+            lead = at
+            # (a path written from "./" names the file too: red team 137, F07; looked at only
+            # after a "/", most places being whole)
+            if at and data[at - 1] == 47 and at >= 2 and data[at - 2] == 46:
+                lead = at - 2
+            if ((lead == 0 or data[lead - 1] not in _NAME_GOES_ON)
+                    and (end == len(data) or data[end] not in _NAME_GOES_ON
+                         or data[end] == 46 and (end + 1 == len(data) or data[end + 1] not in _NAME_GOES_ON))):
+                places.append((lead, end, resource))
+            at = data.find(name, end)
+    if not places:
+        return []
+    places.sort()
+    # (the lines naming a file found from their names' places; every line's bounds only for a
+    # heading, a name alone on its line or a table row: a scan for every line break cost more
+    # than the rest of a summary's clauses)
+    named_lines: dict[int, list[tuple[int, int, str]]] = {}  # line's start -> its places
+    line_at = searched = 0
+    for place in places:
+        # (back to the place before only: a line of many names is searched once)
+        found = data.rfind(b"\n", searched, place[0])
+        if found >= 0:
+            line_at = found + 1
+        searched = place[0]
+        named_lines.setdefault(line_at, []).append(place)
+    line_starts: list[int] = []
+    line_ends: list[int] = []
+    scopes: list[tuple[frozenset[str], list[tuple[bytes, bytes]]]] = []
+    table_top: dict[int, int] = {}
+    for a, on_line in named_lines.items():
+        b = data.find(b"\n", a)
+        if b < 0:
+            b = len(data)
+        line = data[a:b]
+        heading = _HEADING.match(line)
+        bare = line.strip(_NAME_LINE_MARKUP)
+        walks = heading is not None or len(on_line) == 1 and bare == data[on_line[0][0]:on_line[0][1]]
+        row = line.lstrip().startswith(b"|")
+        if walks or row:
+            if not line_starts:
+                line_starts += [0, *(m.end() for m in _NEWLINE.finditer(data))]
+                line_ends += [*(s - 1 for s in line_starts[1:]), len(data)]
+            n = bisect_right(line_starts, a) - 1
+        if walks:
+            level = len(heading.group(1)) if heading is not None else 7
+            pairs: list[tuple[bytes, bytes]] = []
+            k = n + 1
+            while k < len(line_starts):
+                below = data[line_starts[k]:line_ends[k]]
+                over = _HEADING.match(below)
+                if over is not None and len(over.group(1)) <= level:
+                    break
+                if line_starts[k] in named_lines:
+                    first = named_lines[line_starts[k]][0]
+                    if level == 7 and below.strip(_NAME_LINE_MARKUP) == data[first[0]:first[1]]:
+                        break
+                else:
+                    pairs += _scoped_pairs(data, line_starts[k], line_ends[k])
+                k += 1
+            scopes.append((frozenset(r for _, _, r in on_line), pairs))
+            continue
+        if row:
+            top = table_top.get(n)
+            if top is None:
+                # (each line walked over once: a row above that was walked over knows its top)
+                k = n
+                while k > 0 and k - 1 not in table_top and data[line_starts[k - 1]:line_ends[k - 1]].lstrip().startswith(b"|"):
+                    k -= 1
+                top = table_top[k - 1] if k > 0 and k - 1 in table_top else k
+                table_top.update(dict.fromkeys(range(k, n + 1), top))
+            if top + 1 < n and _TABLE_SEPARATOR.match(data, line_starts[top + 1]) is not None:
+                heads = [c.strip(b" \t*_`") for c in data[line_starts[top]:line_ends[top]].strip().strip(b"|").split(b"|")]
+                cells = [c.strip(b" \t*_`'\"") for c in line.strip().strip(b"|").split(b"|")]
+                named = {data[s:e] for s, e, _ in on_line}
+                scopes.append((frozenset(r for _, _, r in on_line),
+                               [(h, c) for h, c in zip(heads, cells) if h and c and c not in named
+                                and re.fullmatch(rb"[A-Za-z_][\w.-]*", h) is not None]))
+            continue
+        clause_ends = [m.start() for m in _CLAUSE_END.finditer(data, a, b)]
+        gaps: dict[int, bool] = {}
+
+        def gap_has_value(k: int, on_line: list[tuple[int, int, str]] = on_line, gaps: dict[int, bool] = gaps) -> bool:
+            """Does a key=value stand between the line's name ``k - 1`` and name ``k``? (each gap
+            searched once)"""
+            found = gaps.get(k)
+            if found is None:
+                found = gaps[k] = _SCOPED_KV.search(data, on_line[k - 1][1], on_line[k][0]) is not None
+            return found
+
+        # name's start -> (start, end, resource, clause end, place on the line)
+        opened: dict[int, tuple[int, int, str, int, int]] = {}
+        for n_place, (s, e, r) in enumerate(on_line):
+            near = max(a, s - _LEAD_REACH)  # (what opens a clause or says it of a name stands just before it)
+            i = bisect_right(clause_ends, s - 1)
+            c_start = clause_ends[i - 1] + 1 if i else a
+            c_end = clause_ends[i] if i < len(clause_ends) else b
+            if _OPENS_CLAUSE.fullmatch(data, c_start, s) is not None:
+                opened[s] = (s, e, r, c_end, n_place)
+            elif _opened_by_connective(_words_before(data, max(c_start, near), s)):
+                # names listed with no value between ("The files a.yaml and b.yaml set ...") are
+                # said of together, as the names before an opening one with none between
+                for back in range(1, min(n_place, _NAMES_LISTED) + 1):
+                    s2, e2, r2 = on_line[n_place - back]
+                    if s2 < c_start or gap_has_value(n_place - back + 1):
+                        break
+                    opened.setdefault(s2, (s2, e2, r2, c_end, n_place - back))
+                opened[s] = (s, e, r, c_end, n_place)
+            elif (_CLAUSE_REST.match(data, e, c_end).end() == c_end
+                  and _said_of(_words_before(data, max(c_start, near), s))
+                  and (n_place == 0 or on_line[n_place - 1][0] < c_start)):
+                scopes.append((frozenset((r,)), _scoped_pairs(data, c_start, s)))
+        opening = sorted(opened.values())
+        # names opening one after another with no value between ("a.yaml and b.yaml set
+        # retries=3 and retries=5") share the values after the last: said of them together
+        together: set[str] = set()
+        for k, (s, e, r, c_end, n_place) in enumerate(opening):
+            stop = min(c_end, opening[k + 1][0]) if k + 1 < len(opening) else c_end
+            if n_place + 1 < len(on_line):
+                stop = min(stop, max(e, on_line[n_place + 1][0]))
+            # (a turn ends the clause a name opens, searched for only there: a search of every
+            # named line cost ~15 us of the standard summarize's 7 summaries)
+            turn = _CLAUSE_TURN.search(data, e, stop)
+            if turn is not None:
+                stop = c_end = turn.start()
+            together.add(r)
+            pairs = _scoped_pairs(data, e, stop)
+            if pairs and n_place + 1 < len(on_line) and stop == on_line[n_place + 1][0] and _said_of(
+                    _words_before(data, max(e, stop - _LEAD_REACH), stop)):
+                # (values before "from b.yaml" may be b.yaml's: "a.yaml overrides retries=5 from
+                # b.yaml with retries=3" says them of either)
+                together.add(on_line[n_place + 1][2])
+            if pairs or stop == c_end:
+                scopes.append((frozenset(together), pairs))
+                together = set()
+    return [scope for scope in scopes if scope[1]]
