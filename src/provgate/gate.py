@@ -12077,24 +12077,36 @@ def _versions_apart(data: bytes, flat: bytes | None = None, numbers: list[int] |
     ``numbers``, if given, gets the offsets where a number begins and no version stands, where
     ``_NUMBER_APART`` may match (the same walk: a one-dot number is one of the places it stops
     at; matched by the caller, once it has looked at the bytes before)."""
-    if flat is None:
-        flat = data.translate(_DIGITS_AS_ZERO)
     out: list[re.Match[bytes]] = []
+
+    def match_at(digits: int) -> int | None:
+        start = digits - 1 if digits > 0 and data[digits - 1] in b"vV" else digits
+        m = _VERSION_APART.match(data, start)
+        if m is not None:
+            out.append(m)
+            return m.end()
+        if numbers is not None:
+            numbers.append(digits)
+        return None
+
+    _at_dotted_numbers(data if flat is None else None, flat, match_at)
+    return out
+
+
+def _at_dotted_numbers(data: bytes | None, flat: bytes | None, match_at: Callable[[int], int | None]) -> None:
+    """Call ``match_at`` with the offset where each number holding a digit, a dot and a digit
+    begins, found in ``flat`` (the text with its digits as one digit, ``_DIGITS_AS_ZERO``; made
+    of ``data`` when None) in C, not by a regex tried at every byte; the walk goes on past the
+    end ``match_at`` returns, or past the dot when it returns None."""
+    if flat is None:
+        flat = data.translate(_DIGITS_AS_ZERO)  # type: ignore[union-attr]
     at = flat.find(b"0.0")
     while at >= 0:
         start = at
         while start > 0 and flat[start - 1] == 0x30:
             start -= 1
-        digits = start
-        if start > 0 and data[start - 1] in b"vV":
-            start -= 1
-        m = _VERSION_APART.match(data, start)
-        if m is not None:
-            out.append(m)
-        elif numbers is not None:
-            numbers.append(digits)
-        at = flat.find(b"0.0", m.end() if m is not None else at + 1)
-    return out
+        end = match_at(start)
+        at = flat.find(b"0.0", end if end is not None else at + 1)
 
 
 # how far before a version a block's name of it is looked for (on its line)
@@ -12429,17 +12441,17 @@ class _AbbreviationSources:
         its value is first asked: linear in the sources whatever a block asks."""
         if self._numbers is None:
             self._numbers, self._bound = {}, {}
+            numbers = self._numbers
             for index, data in enumerate(self._data):
-                flat = data.translate(_DIGITS_AS_ZERO)
-                at = flat.find(b"0.0")
-                while at >= 0:
-                    start = at
-                    while start > 0 and flat[start - 1] == 0x30:
-                        start -= 1
+
+                def match_at(start: int, index: int = index, data: bytes = data) -> int | None:
                     m = _NUMBER_IN_SOURCE.match(data, start)
-                    if m is not None:
-                        self._numbers.setdefault(m.group(), []).append((index, start))
-                    at = flat.find(b"0.0", m.end() if m is not None else at + 1)
+                    if m is None:
+                        return None
+                    numbers.setdefault(m.group(), []).append((index, start))
+                    return m.end()
+
+                _at_dotted_numbers(data, None, match_at)
         assert self._bound is not None
         bound = self._bound.get(value)
         if bound is None:
