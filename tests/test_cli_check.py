@@ -649,3 +649,45 @@ def test_check_on_a_read_only_store_under_real_file_permissions_exits_2_naming_s
         assert r.returncode == 2 and r.stdout == "", (store, r.stderr)
         _assert_read_only_store_error(r.stderr, store, directory=directory)
     assert (row_counts(store_path), row_counts(in_rodir)) == before and not (rodir / "new.sqlite3").exists()
+
+
+def _marker_session(tmp_path: Path, store_path: Path, capsys, *floor: str) -> list[int]:
+    """Three CLI checks of one session, each a rewrite dropping one of the turn's ten markers:
+    per cycle 90%, 89%, 88% (above --retention-floor 0.85), cumulative 90%, 80%, 70%."""
+    sources = {f"tool:m{i}": f"metric_{i}={100 + i}\n" for i in range(10)}
+    tools = [tool(f"t{i}", h, text) for i, (h, text) in enumerate(sources.items())]
+
+    def turn(k):
+        text = " ".join(f"metric_{i} is {100 + i}" + (f" [src:m{i}]" if i < k else "") + "." for i in range(10))
+        return blk("a1", "assistant", text + "\n")
+
+    codes = []
+    for k in (10, 9, 8):
+        edit = {"operator": "rewrite", "pre": [*tools, turn(k)], "post": [*tools, turn(k - 1)], "sources": sources}
+        code, out, err = run_main(["check", write(tmp_path, edit), "--store", store_path, "--session", "s1",
+                                   "--retention-floor", "0.85", *floor], capsys)
+        assert code in (0, 1), err
+        codes.append(code)
+        if code == 1:
+            violations = json.loads(out)["violations"]
+            assert [v["invariant"] for v in violations] == ["I5"] and "session floor 0.75" in violations[0]["message"]
+    return codes
+
+
+def test_session_floor_option_refuses_the_cycle_taking_the_session_below_it(tmp_path, store_path, capsys):
+    assert _marker_session(tmp_path, store_path, capsys, "--session-floor", "0.75") == [0, 0, 1]
+
+
+def test_without_session_floor_the_same_session_is_accepted(tmp_path, store_path, capsys):
+    assert _marker_session(tmp_path, store_path, capsys) == [0, 0, 0]
+
+
+@pytest.mark.parametrize("value", ["nan", "1.5", "-0.1"])
+def test_a_session_floor_out_of_range_exits_2_naming_it_and_creates_no_store(tmp_path, capsys, value):
+    target = tmp_path / "new.sqlite3"
+    code, out, err = run_main(["check", write(tmp_path, accepted_edit()), "--store", target, "--create",
+                               "--session-floor", value], capsys)
+    assert code == 2 and out == ""
+    e = only_json_error(err)
+    assert e["type"] == "usage" and e["field"] == "--session-floor" and value in e["message"]
+    assert not target.exists()

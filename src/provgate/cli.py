@@ -293,6 +293,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if not 0.0 <= args.retention_floor <= 1.0:  # NaN fails both
         raise UsageError(f"--retention-floor must be a number in [0, 1], got {args.retention_floor!r}",
                          kind="usage", field="--retention-floor")
+    if args.session_floor is not None and not 0.0 <= args.session_floor <= 1.0:  # NaN fails both
+        raise UsageError(f"--session-floor must be a number in [0, 1], got {args.session_floor!r}",
+                         kind="usage", field="--session-floor")
     if args.session is not None:
         # before anything is read or written: a name that is not UTF-8 (argv bytes arrive as
         # lone surrogates) could otherwise fail only at the audit record, after the check's writes;
@@ -377,7 +380,8 @@ def _check_and_commit(store: Any, edit: Any, args: argparse.Namespace) -> Any:
     from provgate.gate import Gate
 
     def check(target: Any) -> Any:
-        gate = Gate(target, policy=args.policy, retention_floor=args.retention_floor, session=args.session)
+        gate = Gate(target, policy=args.policy, retention_floor=args.retention_floor, session=args.session,
+                    session_floor=args.session_floor)
         # exit 0 is a command-line agent's commit point: an accepted edit's post pins stick
         return gate.check_edit(edit, commit=True)
 
@@ -607,6 +611,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="citation-marker retention floor per cycle (default: 0.95)")
     check.add_argument("--session", metavar="ID", help="continue a gate session recorded in the store's audit log "
                        "(cycle numbers, cumulative retention and sticky pins carry over)")
+    check.add_argument("--session-floor", type=float, default=None, metavar="F",
+                       help="also refuse an edit that takes the session's cumulative citation-marker retention "
+                       "below F (default: off; each edit is held to --retention-floor)")
     check.add_argument("--window", action="store_true", help="include the window to commit in the output "
                        "(\"window\": null when the edit is rejected: there is nothing to commit)")
     check.add_argument("--max-input-bytes", type=int, default=DEFAULT_MAX_INPUT_BYTES, metavar="N",
