@@ -214,6 +214,7 @@ class _Facts:
         "_kv_prose_set",
         "_kv_rows",
         "_kv_sets",
+        "_manifest_versions",
         "_markers",
         "_nesting",
         "_path_lines",
@@ -254,6 +255,7 @@ class _Facts:
         self._path_lines: tuple[set[bytes], set[tuple[bytes, ...]]] | None = None  # (_path_lines)
         self._url_parts: set[bytes] | None = None  # (_url_parts)
         self._pin_prose: tuple[set[bytes], set[tuple[bytes, bytes]]] | None = None  # (_pin_prose)
+        self._manifest_versions: set[tuple[bytes, bytes, bool]] | None = None  # (_manifest_versions)
         self._denied: frozenset[tuple[int, int]] | None = None
 
     def denied_facts(self) -> frozenset[tuple[int, int]]:
@@ -12057,6 +12059,146 @@ _NAME_PINNED_TO_VERSION = re.compile(rb"(?<![0-9A-Za-z_.-])([A-Za-z][A-Za-z0-9_]
 _NAME_TAGGED_WITH_VERSION = re.compile(rb"(?<![0-9A-Za-z_.@-])(?:(?<!/)([A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*+)@"
                                        rb"|([A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*+):)"
                                        rb"([0-9]++(?:\.[0-9]++)++" + _PRE_RELEASE + rb")(?![0-9A-Za-z+]|[.-][0-9])")
+# The names a manifest, a lockfile or a package tool's listing binds versions to, as the pins
+# and tags above do (red team 137, F04: none bound a version, so "lodash 18.2.0 and react
+# 4.17.21" of package.json's "lodash": "4.17.21", "react": "18.2.0" was grounded by the bare
+# numbers). A name in the package characters (a scoped npm name's last part is no name, as for
+# the tag).
+_MANIFEST_NAME = rb"([A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*+)"
+# a manifest's version: exact, or the line a caret or a tilde keeps to ("^4.17", "~1.2.3", "~=1.26",
+# "==1.26.2" of a Pipfile.lock); a comparison (">=18.17") bounds the versions, binding none
+_MANIFEST_EXACT = (rb"(?:\^|~=?|==?)?[ \t]*+[vV]?([0-9]++(?:\.[0-9]++)++" + _PRE_RELEASE
+                   + rb")(?![0-9A-Za-z+]|[.-][0-9])")
+# a key and the quoted version that is all of its value: package.json's "lodash": "^4.17.21",
+# poetry's and Cargo's numpy = "1.26.2", a YAML's numpy: '1.26' (the quote makes it a string a
+# manifest writes, not a log's "acc: 0.88")
+_MANIFEST_KEY_VERSION = re.compile(rb"(?<![0-9A-Za-z_.@/-])([\"']?)" + _MANIFEST_NAME + rb"\1[ \t]*+[:=][ \t]*+([\"'])"
+                                   + _MANIFEST_EXACT + rb"\3")
+# a key opening an object or an inline table the version key of which is the key's version:
+# Cargo's tokio = { version = "1.35", features = [...] }, package-lock's "node_modules/lodash": {
+# "version": "4.17.21", a Pipfile.lock's "numpy": {"hashes": [...], "version": "==1.26.2"}
+_MANIFEST_KEY_OBJECT = re.compile(rb"(?<![0-9A-Za-z_.@/-])(?:\"([^\"\n]{1,256})\"|'([^'\n]{1,256})'|" + _MANIFEST_NAME
+                                  + rb")[ \t]*+[:=][ \t]*+\{")
+# a TOML table of one dependency ("[dependencies.serde]", "[tool.poetry.dependencies.numpy]")
+_MANIFEST_DEPENDENCY_TABLE = re.compile(rb"^[ \t]*+\[[^\]\n]{0,128}?dependencies\." + _MANIFEST_NAME + rb"\][ \t]*+\r?$",
+                                        re.MULTILINE)
+# a record's name key and its version key: poetry.lock's and Cargo.lock's name = "numpy" /
+# version = "1.26.2", pip show's Name: / Version:, pip list --format=json's {"name": ..., "version": ...}
+_MANIFEST_NAME_KEY = re.compile(rb"(?<![0-9A-Za-z_.@/-])([\"']?)(?i:name)\1[ \t]*+[:=][ \t]*+([\"']?)" + _MANIFEST_NAME
+                                + rb"\2[ \t]*+(?=[,;}\r\n]|\Z)")
+_MANIFEST_VERSION_KEY = re.compile(rb"(?<![0-9A-Za-z_.@/-])([\"']?)(?i:version)\1[ \t]*+[:=][ \t]*+([\"']?)"
+                                   + _MANIFEST_EXACT + rb"\2")
+# how far after a record's name key its version key is looked for
+_MANIFEST_RECORD_REACH = 1024
+# go.mod's and go.sum's module path and version ("github.com/pkg/errors v0.9.1", "require
+# golang.org/x/net v0.17.0"): the path's first segment a domain
+_GO_MODULE_VERSION = re.compile(rb"^[ \t]*+(?:require[ \t]++)?[A-Za-z0-9_~-]++(?:\.[A-Za-z0-9_~-]++)++((?:/[A-Za-z0-9_.~-]++)++)"
+                                rb"[ \t]++v([0-9]++\.[0-9]++\.[0-9]++" + _PRE_RELEASE + rb")(?![0-9A-Za-z+]|[.-][0-9])",
+                                re.MULTILINE)
+_GO_MAJOR_SUFFIX = re.compile(rb"v[0-9]++")
+# a conda pin's single "=" ("- numpy=1.26" of an environment.yml, "numpy=1.26.2=py311h64a7726_0"
+# of conda list --export): a list item's or with a build after it (a .env's RATIO=0.75 binds nothing)
+_CONDA_PIN = re.compile(rb"^[ \t]*+(-[ \t]++)?" + _MANIFEST_NAME + rb"[ \t]*+=(?!=)[ \t]*+([0-9]++(?:\.[0-9]++)++"
+                        + _PRE_RELEASE + rb")(?![0-9A-Za-z+]|[.-][0-9])(?:\.\*)?+(=[^\s=]++)?+[ \t]*+(?:#[^\n]*+)?+\r?$",
+                        re.MULTILINE)
+# a listing's header with a version column after the name's (pip list's "Package Version", conda
+# list's "# Name Version Build Channel"), and its rows: a name, then the row's versions
+_PACKAGE_TABLE_HEADER = re.compile(rb"^[ \t]*+#?[ \t]*+(?i:package|name)[ \t]++(?i:version)(?=[ \t\r\n])[^\n]*+\n",
+                                   re.MULTILINE)
+_PACKAGE_TABLE_DASHES = re.compile(rb"[ \t]*+-[ \t-]*+\r?\n")
+_PACKAGE_TABLE_ROW = re.compile(rb"[ \t]*+([^ \t\r\n]++)[ \t]++([^\r\n]++)\r?(?:\n|\Z)")
+_MANIFEST_NAME_WHOLE = re.compile(_MANIFEST_NAME)
+_LISTED_VERSION = re.compile(rb"[vV]?([0-9]++(?:\.[0-9]++)++" + _PRE_RELEASE + rb")")
+
+
+def _manifest_versions(facts: _Facts) -> set[tuple[bytes, bytes, bool]]:
+    """The (name, version, said) triples a source binds as a manifest, a lockfile or a package
+    tool's listing writes them (the forms above), as ``==`` binds them, ``said`` false where
+    the form alone does not say the number is a version (a quoted one-dot value, ``serde =
+    "1.0"`` as much as ``"timeout": "1.2"``): one pass of each form over the text (a record's
+    name key paired with the first version key after it, found in one pass too), made once a
+    text."""
+    found = facts._manifest_versions
+    if found is not None:
+        return found
+    data = bytes(facts.table.data)
+    pairs: set[tuple[bytes, bytes, bool]] = set()
+
+    def bind(name: bytes, version: bytes, said: bool = True) -> None:
+        if name.lower() not in _VERSION_WORDS_BEFORE and _IPV4_SHAPE.fullmatch(version) is None:
+            pairs.add((name, version, said))
+
+    if b"\"" in data or b"'" in data:
+        for m in _MANIFEST_KEY_VERSION.finditer(data):
+            # (a quoted one-dot number with no caret or tilde is a version of the key only: a
+            # config's "timeout": "1.2" reads as no version of its own, red team 133, F04)
+            bind(m.group(2), m.group(4), m.group(4).count(b".") > 1 or m.group(3) != data[m.start(4) - 1:m.start(4)])
+    if b"ersion" in data:
+        versions = [(m.start(), m.group(3)) for m in _MANIFEST_VERSION_KEY.finditer(data)]
+        if versions:
+            version_starts = [v[0] for v in versions]
+
+            def version_in(begin: int, end: int) -> bytes | None:
+                """The first version key from ``begin`` if it starts before ``end`` with no
+                brace between (one object's, one record's)."""
+                k = bisect.bisect_left(version_starts, begin)
+                if k == len(versions):
+                    return None
+                at, version = versions[k]
+                if at >= end or data.find(b"{", begin, at) >= 0 or data.find(b"}", begin, at) >= 0:
+                    return None
+                return version
+
+            # (each opened object's first version key, with no other object opened before it)
+            if b"{" in data:
+                for m in _MANIFEST_KEY_OBJECT.finditer(data):
+                    key = m.group(1) or m.group(2) or m.group(3)
+                    # (package-lock's "node_modules/a/node_modules/b" keys b; a scoped name nothing)
+                    key = key.rpartition(b"node_modules/")[2] if b"/" in key else key
+                    if _MANIFEST_NAME_WHOLE.fullmatch(key) is not None and (
+                            version := version_in(m.end(), len(data))) is not None:
+                        bind(key, version)
+            if b"dependencies." in data:
+                for m in _MANIFEST_DEPENDENCY_TABLE.finditer(data):
+                    header = data.find(b"\n[", m.end())
+                    if (version := version_in(m.end(), header if header >= 0 else len(data))) is not None:
+                        bind(m.group(1), version)
+            # (a record's name with the first version key after it, before the next name key, a
+            # blank line or a brace, within the record's reach)
+            names = list(_MANIFEST_NAME_KEY.finditer(data))
+            for i, m in enumerate(names):
+                end = min(m.end() + _MANIFEST_RECORD_REACH, names[i + 1].start() if i + 1 < len(names) else len(data))
+                blank = data.find(b"\n\n", m.end(), end)
+                if blank < 0:
+                    blank = data.find(b"\n\r\n", m.end(), end)
+                if (version := version_in(m.end(), end if blank < 0 else blank)) is not None:
+                    bind(m.group(3), version)
+    if b" v" in data or b"\tv" in data:
+        for m in _GO_MODULE_VERSION.finditer(data):
+            segments = m.group(1).split(b"/")
+            name = segments[-2] if _GO_MAJOR_SUFFIX.fullmatch(segments[-1]) and len(segments) > 2 else segments[-1]
+            if _MANIFEST_NAME_WHOLE.fullmatch(name) is not None:
+                bind(name, m.group(2))
+    if b"=" in data:
+        for m in _CONDA_PIN.finditer(data):
+            if m.group(1) or m.group(4):
+                bind(m.group(2), m.group(3))
+    if b"ersion" in data:
+        for m in _PACKAGE_TABLE_HEADER.finditer(data):
+            at = m.end()
+            dashes = _PACKAGE_TABLE_DASHES.match(data, at)
+            if dashes is not None:
+                at = dashes.end()
+            while (row := _PACKAGE_TABLE_ROW.match(data, at)) is not None:
+                at = row.end()
+                if _MANIFEST_NAME_WHOLE.fullmatch(row.group(1)) is not None:
+                    for cell in row.group(2).split():
+                        if (listed := _LISTED_VERSION.fullmatch(cell)) is not None:
+                            bind(row.group(1), listed.group(1))
+    facts._manifest_versions = pairs
+    return pairs
+
+
 # a block's version standing apart (two dots at least, or a "v"), not glued to a name by "-", a
 # pin's "==" or "@" (:meth:`_Check._check_versions_owned`); group 1 without its "v"
 _VERSION_APART = re.compile(rb"(?<![0-9A-Za-z.+=@-])[vV]?((?:[0-9]++(?:\.[0-9]++){2,}|(?<=[vV])[0-9]++\.[0-9]++)"
@@ -12298,8 +12440,8 @@ class _AbbreviationSources:
     """What the sources of one block hold whole that a short form may stand for
     (:func:`_ground_abbreviations`), made on the first question."""
 
-    __slots__ = ("_bound", "_data", "_glued", "_hex", "_names", "_numbers", "_places", "_tails", "_texts", "_versions",
-                 "_written")
+    __slots__ = ("_bound", "_data", "_glued", "_hex", "_names", "_numbers", "_places", "_said", "_tails", "_texts",
+                 "_versions", "_written")
 
     def __init__(self, texts: list[_Facts]) -> None:
         self._texts = texts
@@ -12308,6 +12450,7 @@ class _AbbreviationSources:
         self._versions: set[bytes] | None = None
         self._names: set[bytes] | None = None
         self._glued: dict[bytes, set[bytes]] | None = None
+        self._said: set[bytes] | None = None  # (the glued versions a form says are versions)
         self._tails: set[bytes] | None = None
         self._places: set[tuple[bytes, ...]] | None = None
         self._numbers: dict[bytes, list[tuple[int, int]]] | None = None
@@ -12332,7 +12475,9 @@ class _AbbreviationSources:
                 # two digits: red team 133, F05)
                 self._versions = {m.group(1) for data in self._data for m in _VERSION_TOKEN.finditer(data)
                                   if _reads_as_version(data, m)}
-                self._versions.update(*self._glued_names()[1].values())
+                self._glued_names()
+                assert self._said is not None
+                self._versions.update(self._said)
             return (value[1:] if value[:1] in b"vV" else value) in self._versions
         if kind == _KIND_IDENTIFIER and value in self._glued_names()[0]:
             # (a package's name glued to its version, "urllib3" of pip's "urllib3-2.0.7", a dotted
@@ -12380,6 +12525,14 @@ class _AbbreviationSources:
                         if name.lower() not in _VERSION_WORDS_BEFORE and _IPV4_SHAPE.fullmatch(m.group(3)) is None:
                             self._names.add(name)
                             self._glued.setdefault(_package_key(name), set()).add(m.group(3))
+            self._said = set().union(*self._glued.values())
+            for facts in self._texts:
+                # (and a name a manifest, a lockfile or a package listing binds: red team 137, F04)
+                for name, version, said in _manifest_versions(facts):
+                    self._names.add(name)
+                    self._glued.setdefault(_package_key(name), set()).add(version)
+                    if said:
+                        self._said.add(version)
         return self._names, self._glued
 
     def glued_to(self, name: bytes, value: bytes, strict: bool = False) -> bool:
