@@ -163,3 +163,22 @@ def test_a_base_name_two_reads_share_is_refused_a_value_neither_holds():
     assert found.evidence["resource"] == ["file:config/dev/app.yaml", "file:config/prod/app.yaml"]
     assert found.evidence["file_values"] == ["3", "5"]
     assert found.evidence["value_from"] == ["tool:other"]
+
+
+@pytest.mark.parametrize("honest", [
+    "- dev app.yaml: retries=3\n- prod app.yaml: retries=5\n",
+    "The prod `app.yaml` sets retries=5.\n",
+    "prod/app.yaml sets retries=5; dev/app.yaml sets retries=3.\n",
+])
+def test_a_base_name_a_directory_qualifies_is_that_files(honest):
+    assert_accepted(summarize(honest, SHARED_READS, SHARED, list(SHARED)))
+    verdict = summarize(swapped(honest), SHARED_READS, SHARED, list(SHARED))
+    found = find(verdict, "I1", value="3", evidence__change="value_of_another_file")
+    assert found.evidence["resource"] == ["file:config/prod/app.yaml"]
+    assert found.evidence["value_from"] == ["tool:dev"]
+
+
+def test_a_word_before_a_base_name_that_names_no_one_directory_qualifies_nothing():
+    # ("unlike dev" is a comparison: both names listed, the value either file's)
+    assert_accepted(summarize("Unlike dev app.yaml, prod app.yaml sets retries=5.\n", SHARED_READS, SHARED, list(SHARED)))
+    assert_accepted(summarize("- config app.yaml: retries=5\n", SHARED_READS, SHARED, list(SHARED)))

@@ -21799,6 +21799,8 @@ _PATH_REACH = 256  # (how far back a path before a file's name is read)
 _PATH_TOKEN_BACKWARDS = re.compile(rb"[^\s\"'`()<>\[\]|,;*]*")
 # what a path naming a file from somewhere starts with: "/", "~/", a drive ("C:\"), a URL's scheme
 _ABSOLUTE_PATH_HEAD = re.compile(rb"(?:~|[A-Za-z]:|[A-Za-z][\w+.-]*://[^/\\]*)?[/\\].*", re.DOTALL)
+# the word before a name (read backwards: markup, then spaces, then the word)
+_WORD_BACKWARDS = re.compile(rb"[*_`'\"]*[ \t]+([\w-]+)(?![\w-])")
 _LIST_MARK = re.compile(rb"([ \t]*)(?:[-*+]|\d{1,3}[.)])[ \t]+")
 _TABLE_KEY = re.compile(rb"[A-Za-z_][\w.-]*")
 # a key opening a line ("retries: a.yaml=5, b.yaml=3"), and the value after a name's "="
@@ -22022,12 +22024,20 @@ def _file_scopes(data: bytes, names: Mapping[bytes, str | frozenset[str]]
                 # (a path written from "./", or after an absolute path's or a URL's directories,
                 # names the file too: red team 137, F07; looked at only after a separator, most
                 # places being whole)
+                places_owners = owners
                 if at and data[at - 1] in _PATH_SEPARATORS:
                     lead = _path_written_to(data, at)
+                    if lead == at and len(owners) > 1:
+                        # ("prod/app.yaml" of config/dev/ and config/prod/app.yaml: the one whose
+                        # path it ends, red team 137, F12)
+                        lead, places_owners = _owners_path_ends(data, at, end, owners)
+                elif len(owners) > 1:
+                    # ("- prod app.yaml: ..."): the one a word right before names a directory of
+                    lead, places_owners = _owners_word_names(data, at, owners)
                 if ((lead == 0 or data[lead - 1] not in _NAME_GOES_ON)
                         and (end == len(data) or data[end] not in _NAME_GOES_ON
                              or data[end] == 46 and (end + 1 == len(data) or data[end + 1] not in _NAME_GOES_ON))):
-                    places.append((lead, end, owners))
+                    places.append((lead, end, places_owners))
                 at = data.find(spelled, end)
     if not places:
         return []
@@ -22235,6 +22245,29 @@ def _path_written_to(data: bytes, at: int) -> int:
     if (lo == 0 or len(token) < at - lo) and _ABSOLUTE_PATH_HEAD.fullmatch(token[::-1]) is not None:
         return at - len(token)
     return at
+
+
+def _owners_path_ends(data: bytes, at: int, end: int, owners: frozenset[str]) -> tuple[int, frozenset[str]]:
+    """(where the relative path written to the shared file name at ``at`` starts, the
+    resources of ``owners`` whose path it ends); ``at`` and ``owners`` where it ends none (a
+    place that is then no name)."""
+    lo = max(0, at - _PATH_REACH)
+    token = _PATH_TOKEN_BACKWARDS.match(data[lo:at][::-1]).group()[::-1]
+    written = (token + data[at:end]).replace(b"\\", b"/").removeprefix(b"./")
+    ending = frozenset(r for r in owners if (b"/" + _resource_name(r)[0]).endswith(b"/" + written))
+    return (at - len(token), ending) if ending else (at, owners)
+
+
+def _owners_word_names(data: bytes, at: int, owners: frozenset[str]) -> tuple[int, frozenset[str]]:
+    """(where the name starts with the word right before ``at``, the resource of ``owners``
+    one of whose directories that word names: "prod app.yaml", "the dev `app.yaml`"), if it
+    names one of one; else (``at``, ``owners``)."""
+    word = _WORD_BACKWARDS.match(data[max(0, at - _LEAD_REACH):at][::-1])
+    if word is None:
+        return at, owners
+    named = word.group(1)[::-1]
+    hit = frozenset(r for r in owners if named in _resource_name(r)[0].split(b"/")[:-1])
+    return (at - word.end(), hit) if len(hit) == 1 else (at, owners)
 
 
 def _json_object_scopes(data: bytes, places: list[tuple[int, int, frozenset[str]]],
