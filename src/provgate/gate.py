@@ -21801,6 +21801,7 @@ _PATH_TOKEN_BACKWARDS = re.compile(rb"[^\s\"'`()<>\[\]|,;*]*")
 _ABSOLUTE_PATH_HEAD = re.compile(rb"(?:~|[A-Za-z]:|[A-Za-z][\w+.-]*://[^/\\]*)?[/\\].*", re.DOTALL)
 # the word before a name (read backwards: markup, then spaces, then the word)
 _WORD_BACKWARDS = re.compile(rb"[*_`'\"]*[ \t]+([\w-]+)(?![\w-])")
+_LIST_LEADS = b"-*+ \t0123456789"  # (what a list item's line starts with)
 _LIST_MARK = re.compile(rb"([ \t]*)(?:[-*+]|\d{1,3}[.)])[ \t]+")
 _TABLE_KEY = re.compile(rb"[A-Za-z_][\w.-]*")
 # a key opening a line ("retries: a.yaml=5, b.yaml=3"), and the value after a name's "="
@@ -21843,26 +21844,27 @@ def _resource_look(resource: str) -> bytes:
 
 
 @functools.lru_cache(maxsize=1 << 12)  # (a session's summaries name the same few files together)
-def _names_of_resources(resources: frozenset[str]) -> Mapping[bytes, frozenset[str]]:
+def _names_of_resources(resources: frozenset[str]) -> Mapping[bytes, tuple[frozenset[str], bool]]:
     """:func:`_resource_names` of ``resources`` (read only)."""
     return MappingProxyType(_resource_names({r: _resource_name(r) for r in resources}))
 
 
-def _resource_names(named: Mapping[str, tuple[bytes, bytes | None]]) -> dict[bytes, frozenset[str]]:
-    """Name -> the resources it may name, for the names (:func:`_resource_name`) of each
-    resource of ``named`` at least 3 bytes long: a path its own; a file's name alone the
-    resources it ends (``app.yaml`` of ``dev/app.yaml`` and ``prod/app.yaml`` names one of the
-    two: a value neither holds is no value of it, red team 137, F12)."""
-    names: dict[bytes, frozenset[str]] = {}
+def _resource_names(named: Mapping[str, tuple[bytes, bytes | None]]) -> dict[bytes, tuple[frozenset[str], bool]]:
+    """Name -> (the resources it may name, whether they are more than one), for the names
+    (:func:`_resource_name`) of each resource of ``named`` at least 3 bytes long: a path its
+    own; a file's name alone the resources it ends (``app.yaml`` of ``dev/app.yaml`` and
+    ``prod/app.yaml`` names one of the two: a value neither holds is no value of it, red team
+    137, F12)."""
+    names: dict[bytes, tuple[frozenset[str], bool]] = {}
     leaves: dict[bytes, set[str]] = {}
     for resource, (name, leaf) in named.items():
         if len(name) >= 3:
-            names[name] = frozenset((resource,))
+            names[name] = (frozenset((resource,)), False)
         if leaf is not None:
             leaves.setdefault(leaf, set()).add(resource)
     for leaf, owners in leaves.items():
         if leaf not in names:
-            names[leaf] = frozenset(owners)
+            names[leaf] = (frozenset(owners), len(owners) > 1)
     return names
 
 
@@ -21994,8 +21996,7 @@ def _scoped_pairs(data: bytes, start: int, end: int) -> list[tuple[bytes, bytes]
     return out
 
 
-def _file_scopes(data: bytes, names: Mapping[bytes, str | frozenset[str]]
-                 ) -> list[tuple[frozenset[str], list[tuple[bytes, bytes]]]]:
+def _file_scopes(data: bytes, names: Mapping[bytes, tuple[frozenset[str], bool]]) -> list[tuple[frozenset[str], list[tuple[bytes, bytes]]]]:
     """(the resources a stretch of ``data`` is said of, the (key, value) pairs it states) for
     each stretch a name of ``names`` binds: the rest of the clause the name opens (up to the
     next name opening one), the clause before a name it is said of ("retries=5 in a.yaml."),
@@ -22010,13 +22011,11 @@ def _file_scopes(data: bytes, names: Mapping[bytes, str | frozenset[str]]
     names' places."""
     places: list[tuple[int, int, frozenset[str]]] = []
     backslashed = b"\\" in data
-    for name, owners in names.items():
-        if isinstance(owners, str):
-            owners = frozenset((owners,))
-        spellings = [name]
-        if backslashed and b"/" in name:
-            spellings.append(name.replace(b"/", b"\\"))
-        for spelled in spellings:
+    # (the ends of the places found: a file's name alone at the end of its path found first is
+    # that path's, and no path before it need be read back)
+    ends: dict[int, None] = {}
+    for name, (owners, shared) in names.items():
+        for spelled in (name, name.replace(b"/", b"\\")) if backslashed and b"/" in name else (name,):
             at = data.find(spelled)
             while at >= 0:
                 end = at + len(spelled)
@@ -22026,24 +22025,28 @@ def _file_scopes(data: bytes, names: Mapping[bytes, str | frozenset[str]]
                 # places being whole)
                 places_owners = owners
                 if at and data[at - 1] in _PATH_SEPARATORS:
+                    if end in ends:
+                        at = data.find(spelled, end)
+                        continue
                     lead = _path_written_to(data, at)
-                    if lead == at and len(owners) > 1:
+                    if lead == at and shared:
                         # ("prod/app.yaml" of config/dev/ and config/prod/app.yaml: the one whose
                         # path it ends, red team 137, F12)
                         lead, places_owners = _owners_path_ends(data, at, end, owners)
-                elif len(owners) > 1:
+                elif shared:
                     # ("- prod app.yaml: ..."): the one a word right before names a directory of
                     lead, places_owners = _owners_word_names(data, at, owners)
                 if ((lead == 0 or data[lead - 1] not in _NAME_GOES_ON)
                         and (end == len(data) or data[end] not in _NAME_GOES_ON
                              or data[end] == 46 and (end + 1 == len(data) or data[end + 1] not in _NAME_GOES_ON))):
                     places.append((lead, end, places_owners))
+                    ends[end] = None
                 at = data.find(spelled, end)
     if not places:
         return []
     places.sort()
     scopes: list[tuple[frozenset[str], list[tuple[bytes, bytes]]]] = []
-    if len(places) > 1:
+    if places[1:]:
         # (a file's name alone inside its written path, "a.yaml" of "C:\repo\config\a.yaml",
         # is that path's place)
         kept = [places[0]]
@@ -22051,7 +22054,7 @@ def _file_scopes(data: bytes, names: Mapping[bytes, str | frozenset[str]]
             if place[0] >= kept[-1][1]:
                 kept.append(place)
         places = kept
-    if b'"' in data:
+    if b'":' in data:
         places = _json_object_scopes(data, places, scopes)
         if not places:
             return [scope for scope in scopes if scope[1]]
@@ -22079,7 +22082,7 @@ def _file_scopes(data: bytes, names: Mapping[bytes, str | frozenset[str]]
         bare = line.strip(_NAME_LINE_MARKUP)
         alone = len(on_line) == 1 and bare == data[on_line[0][0]:on_line[0][1]]
         item = None
-        if not alone and len(on_line) == 1 and heading is None:
+        if not alone and line[:1] in _LIST_LEADS and heading is None and len(on_line) == 1:
             # (a list item that is the name alone, its values nested under it: "- config/a.yaml"
             # over "  - retries: 5", red team 137, F07)
             item = _LIST_MARK.match(line)
