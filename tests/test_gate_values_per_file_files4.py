@@ -182,3 +182,18 @@ def test_a_word_before_a_base_name_that_names_no_one_directory_qualifies_nothing
     # ("unlike dev" is a comparison: both names listed, the value either file's)
     assert_accepted(summarize("Unlike dev app.yaml, prod app.yaml sets retries=5.\n", SHARED_READS, SHARED, list(SHARED)))
     assert_accepted(summarize("- config app.yaml: retries=5\n", SHARED_READS, SHARED, list(SHARED)))
+
+
+@pytest.mark.parametrize("honest, lie", [
+    ("- config/a.yaml\n  - retries: 3\n  - the environment overrides it with RETRIES=5\n",
+     "- config/a.yaml\n  - retries: 5\n  - the environment overrides it with RETRIES=5\n"),
+    ("## config/a.yaml\nretries: 3, but the env sets RETRIES=5 at runtime\n",
+     "## config/a.yaml\nretries: 5, but the env sets RETRIES=3 at runtime\n"),
+    ("**config/a.yaml**:\n  retries=3\n  Effective: RETRIES=5 (env)\n",
+     "**config/a.yaml**:\n  retries=5\n  Effective: RETRIES=5 (env)\n"),
+])
+def test_a_line_under_a_files_name_said_of_what_overrides_it_is_not_the_files(honest, lie):
+    # (F08's rules for a clause, for the lines under a name: a line said of the environment, a
+    # turn after a comma)
+    assert_accepted(summarize(honest, *with_source("tool:env", ENV)))
+    find(summarize(lie, *with_source("tool:env", ENV)), "I1", value="5", evidence__change="value_of_another_file")

@@ -21801,6 +21801,10 @@ _PATH_TOKEN_BACKWARDS = re.compile(rb"[^\s\"'`()<>\[\]|,;*]*")
 _ABSOLUTE_PATH_HEAD = re.compile(rb"(?:~|[A-Za-z]:|[A-Za-z][\w+.-]*://[^/\\]*)?[/\\].*", re.DOTALL)
 # the word before a name (read backwards: markup, then spaces, then the word)
 _WORD_BACKWARDS = re.compile(rb"[*_`'\"]*[ \t]+([\w-]+)(?![\w-])")
+# a line under a file's name said of what overrides the file's values
+_OVERRIDING_LINE = re.compile(
+    rb"[ \t]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?[*_`]*(?:the[ \t]+)?(?:env|environment|environment's|env's|effective|actual|runtime"
+    rb"|overrid\w*)(?![\w-])", re.IGNORECASE)
 _LIST_LEADS = b"-*+ \t0123456789"  # (what a list item's line starts with)
 _LIST_MARK = re.compile(rb"([ \t]*)(?:[-*+]|\d{1,3}[.)])[ \t]+")
 _TABLE_KEY = re.compile(rb"[A-Za-z_][\w.-]*")
@@ -21996,6 +22000,20 @@ def _scoped_pairs(data: bytes, start: int, end: int) -> list[tuple[bytes, bytes]
     return out
 
 
+def _walked_line_pairs(data: bytes, line: bytes, start: int, end: int) -> list[tuple[bytes, bytes]]:
+    """The pairs of a line under a file's heading, name line or list item that are the file's:
+    none of a line said of what overrides it ("- the environment overrides it with RETRIES=5"),
+    none after a comma before a turn ("retries: 3, but the env sets RETRIES=5"), as in the
+    clause a name opens (red team 137, F08's rules, for the lines F07's nested items bind)."""
+    if _OVERRIDING_LINE.match(line) is not None:
+        return []
+    if b", " in line:
+        turn = _CLAUSE_TURN.search(data, start, end)
+        if turn is not None:
+            end = turn.start()
+    return _scoped_pairs(data, start, end)
+
+
 def _file_scopes(data: bytes, names: Mapping[bytes, tuple[frozenset[str], bool]]) -> list[tuple[frozenset[str], list[tuple[bytes, bytes]]]]:
     """(the resources a stretch of ``data`` is said of, the (key, value) pairs it states) for
     each stretch a name of ``names`` binds: the rest of the clause the name opens (up to the
@@ -22111,7 +22129,7 @@ def _file_scopes(data: bytes, names: Mapping[bytes, tuple[frozenset[str], bool]]
                         if _LIST_MARK.match(below) is not None:
                             break
                     else:
-                        pairs += _scoped_pairs(data, line_starts[k], line_ends[k])
+                        pairs += _walked_line_pairs(data, below, line_starts[k], line_ends[k])
                 k += 1
             scopes.append((on_line[0][2], pairs))
             continue
@@ -22129,7 +22147,7 @@ def _file_scopes(data: bytes, names: Mapping[bytes, tuple[frozenset[str], bool]]
                     if level == 7 and below.strip(_NAME_LINE_MARKUP) == data[first[0]:first[1]]:
                         break
                 else:
-                    pairs += _scoped_pairs(data, line_starts[k], line_ends[k])
+                    pairs += _walked_line_pairs(data, below, line_starts[k], line_ends[k])
                 k += 1
             scopes.append((frozenset().union(*(r for _, _, r in on_line)), pairs))
             continue
