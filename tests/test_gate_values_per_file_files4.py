@@ -197,3 +197,14 @@ def test_a_line_under_a_files_name_said_of_what_overrides_it_is_not_the_files(ho
     # turn after a comma)
     assert_accepted(summarize(honest, *with_source("tool:env", ENV)))
     find(summarize(lie, *with_source("tool:env", ENV)), "I1", value="5", evidence__change="value_of_another_file")
+
+
+@pytest.mark.parametrize("honest", [
+    "[config/a.yaml](https://github.com/acme/app/blob/main/config/a.yaml) sets retries=3.\n",
+    "- [`config/a.yaml`](https://github.com/acme/app/blob/main/config/a.yaml)\n  - retries: 3\n",
+    "config/a.yaml (C:\\repo\\config\\a.yaml) sets retries=3.\n",
+])
+def test_a_files_name_and_its_url_or_path_right_after_it_are_one_name(honest):
+    # (the URL a place of its own cut the clause the name opens before its values)
+    assert_accepted(summarize(honest))
+    find(summarize(swapped(honest)), "I1", value="5", evidence__change="value_of_another_file")

@@ -21805,6 +21805,8 @@ _WORD_BACKWARDS = re.compile(rb"[*_`'\"]*[ \t]+([\w-]+)(?![\w-])")
 _OVERRIDING_LINE = re.compile(
     rb"[ \t]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?[*_`]*(?:the[ \t]+)?(?:env|environment|environment's|env's|effective|actual|runtime"
     rb"|overrid\w*)(?![\w-])", re.IGNORECASE)
+_BETWEEN_ONE_NAME = 8  # (how far apart a file's name and its path or URL are one place)
+_BETWEEN_ONE_NAMES_MARKS = b" \t`*_[]()<>"
 _LIST_LEADS = b"-*+ \t0123456789"  # (what a list item's line starts with)
 _LIST_MARK = re.compile(rb"([ \t]*)(?:[-*+]|\d{1,3}[.)])[ \t]+")
 _TABLE_KEY = re.compile(rb"[A-Za-z_][\w.-]*")
@@ -22067,10 +22069,26 @@ def _file_scopes(data: bytes, names: Mapping[bytes, tuple[frozenset[str], bool]]
     if places[1:]:
         # (a file's name alone inside its written path, "a.yaml" of "C:\repo\config\a.yaml",
         # is that path's place)
+        # (and a file's name and its path or URL right after it, as a Markdown link's text and
+        # target or in parentheses, are one place: "[config/a.yaml](https://…/config/a.yaml)
+        # sets retries=5" and "config/a.yaml (C:\repo\config\a.yaml) sets retries=5" are
+        # said of the file)
         kept = [places[0]]
         for place in places[1:]:
-            if place[0] >= kept[-1][1]:
-                kept.append(place)
+            last = kept[-1]
+            if place[0] < last[1]:
+                continue
+            if place[2] == last[2] and place[0] - last[1] <= _BETWEEN_ONE_NAME and not data[
+                    last[1]:place[0]].strip(_BETWEEN_ONE_NAMES_MARKS):
+                end = place[1]
+                while end < len(data) and data[end] in b")]>" and end - place[1] < 2:
+                    end += 1
+                lead = last[0]
+                if data[max(0, lead - 3):lead].rstrip(b"`*_").endswith(b"["):
+                    lead = data.rindex(b"[", max(0, lead - 3), lead)
+                kept[-1] = (lead, end, last[2])
+                continue
+            kept.append(place)
         places = kept
     if b'":' in data:
         places = _json_object_scopes(data, places, scopes)
