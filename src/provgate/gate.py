@@ -21918,7 +21918,8 @@ _NAME_GOES_ON = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ
 _HEADING = re.compile(rb"[ \t]{0,3}(#{1,6})[ \t]")
 # a line that is a file's name alone, as a list of files puts it over its values ("**a.yaml**:")
 _NAME_LINE_MARKUP = b" \t*_`:>\"'"
-_TABLE_SEPARATOR = re.compile(rb"[ \t]*\|?[ \t]*:?-{3,}")
+# (a cell of one dash or more, aligned or not: "| :-- | --: |" is a table's as "|---|" is)
+_TABLE_SEPARATOR = re.compile(rb"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\||\r?\n|\Z)")
 # where a clause ends on a line: a sentence's end or a semicolon, then a space; and where the
 # clause a name opens ends: a comma before a word that turns to something else ("a.yaml sets
 # retries=3, but the environment's RETRIES=5 overrides it": red team 137, F08)
@@ -21945,12 +21946,40 @@ _LEAD_REACH = 64
 _PLACES_LOOKED_AT = 8
 _QUICK_LOOKS = 64
 _CLAUSE_REST = re.compile(rb"[ \t*_`\"')\].,;:!?]*")
+_PATH_SEPARATORS = b"/\\"
+_PATH_REACH = 256  # (how far back a path before a file's name is read)
+# a path read backwards from a name to the mark before it
+_PATH_TOKEN_BACKWARDS = re.compile(rb"[^\s\"'`()<>\[\]|,;*]*")
+# what a path naming a file from somewhere starts with: "/", "~/", a drive ("C:\"), a URL's scheme
+_ABSOLUTE_PATH_HEAD = re.compile(rb"(?:~|[A-Za-z]:|[A-Za-z][\w+.-]*://[^/\\]*)?[/\\].*", re.DOTALL)
+# the word before a name (read backwards: markup, then spaces, then the word)
+_WORD_BACKWARDS = re.compile(rb"[*_`'\"]*[ \t]+([\w-]+)(?![\w-])")
+# a line under a file's name said of what overrides the file's values
+_OVERRIDING_LINE = re.compile(
+    rb"[ \t]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?[*_`]*(?:the[ \t]+)?(?:env|environment|environment's|env's|effective|actual|runtime"
+    rb"|overrid\w*)(?![\w-])", re.IGNORECASE)
+_BETWEEN_ONE_NAME = 8  # (how far apart a file's name and its path or URL are one place)
+_BETWEEN_ONE_NAMES_MARKS = b" \t`*_[]()<>"
+_LIST_LEADS = b"-*+ \t0123456789"  # (what a list item's line starts with)
+_LIST_MARK = re.compile(rb"([ \t]*)(?:[-*+]|\d{1,3}[.)])[ \t]+")
+_TABLE_KEY = re.compile(rb"[A-Za-z_][\w.-]*")
+# a key opening a line ("retries: a.yaml=5, b.yaml=3"), and the value after a name's "="
+_LINE_KEY = re.compile(rb"[ \t]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?[*_`]*([A-Za-z_][\w.-]*)[*_`]*[ \t]*:[ \t]")
+_VALUE_AFTER_EQUALS = re.compile(rb"[ \t]*[`'\"]?([^\s,;|)`'\"\]]+)")
+# the next value of a list after a key's first ("to 5 and 3", "5, 3 and 7", "5/3")
+_NEXT_VALUE = re.compile(rb"[ \t]*(?:,[ \t]*and|,|and|/)[ \t]*[`'\"]?([^\s,;|)`'\"\]/]+)")
+# a name keying a JSON object, and the object's marks and scalar members
+_JSON_OBJECT_KEYED = re.compile(rb'"[ \t]*:[ \t\r\n]*\{')
+_JSON_BRACES = re.compile(rb'"(?:[^"\\\n]|\\.)*"|[{}]')
+_JSON_MEMBER = re.compile(rb'"([A-Za-z_][\w.-]*)"[ \t]*:[ \t]*(?:"([^"\\\n]*)"|([-+\w.]+))')
 # a key=value said in words or marks: "retries=5", "retries: 5", "retries is 5", "retries to 5"
 # (a key's first letter first, the byte before it looked at after: a pattern opening with a look
 # behind was tried at every byte, not only at letters; the key taken whole, as no shorter key can
 # be followed by a separator: 24 -> 16 us for a summary's 500 bytes)
+# ...or a number right after the key, "config/a.yaml: retries 5." (red team 137, F07: a word
+# before a number that is no key of the file binds nothing)
 _SCOPED_KV = re.compile(
-    rb"([A-Za-z_](?<![\w.\[-].)(?>[\w-]*(?:\.[\w-]+)*))[ \t]*(?:[=:]|[ \t](?:is|are|was|of|at|=|(?:set|sets|changed)?[ \t]*to)[ \t])"
+    rb"([A-Za-z_](?<![\w.\[-].)(?>[\w-]*(?:\.[\w-]+)*))[ \t]*(?:[=:]|[ \t](?:is|are|was|of|at|=|(?:set|sets|changed)?[ \t]*to)[ \t]|(?<=[ \t])(?=[-+]?\d))"
     rb"[ \t]*[`'\"]?([^\s,;|)`'\"\]]+)")
 
 
@@ -21974,24 +22003,27 @@ def _resource_look(resource: str) -> bytes:
 
 
 @functools.lru_cache(maxsize=1 << 12)  # (a session's summaries name the same few files together)
-def _names_of_resources(resources: frozenset[str]) -> Mapping[bytes, str]:
+def _names_of_resources(resources: frozenset[str]) -> Mapping[bytes, tuple[frozenset[str], bool]]:
     """:func:`_resource_names` of ``resources`` (read only)."""
     return MappingProxyType(_resource_names({r: _resource_name(r) for r in resources}))
 
 
-def _resource_names(named: Mapping[str, tuple[bytes, bytes | None]]) -> dict[bytes, str]:
-    """Name -> resource, for the names (:func:`_resource_name`) of each resource of ``named``
-    at least 3 bytes long; a file's name alone only where no other of them shares it."""
-    names: dict[bytes, str] = {}
+def _resource_names(named: Mapping[str, tuple[bytes, bytes | None]]) -> dict[bytes, tuple[frozenset[str], bool]]:
+    """Name -> (the resources it may name, whether they are more than one), for the names
+    (:func:`_resource_name`) of each resource of ``named`` at least 3 bytes long: a path its
+    own; a file's name alone the resources it ends (``app.yaml`` of ``dev/app.yaml`` and
+    ``prod/app.yaml`` names one of the two: a value neither holds is no value of it, red team
+    137, F12)."""
+    names: dict[bytes, tuple[frozenset[str], bool]] = {}
     leaves: dict[bytes, set[str]] = {}
     for resource, (name, leaf) in named.items():
         if len(name) >= 3:
-            names[name] = resource
+            names[name] = (frozenset((resource,)), False)
         if leaf is not None:
             leaves.setdefault(leaf, set()).add(resource)
     for leaf, owners in leaves.items():
-        if len(owners) == 1 and leaf not in names:
-            names[leaf] = next(iter(owners))
+        if leaf not in names:
+            names[leaf] = (frozenset(owners), len(owners) > 1)
     return names
 
 
@@ -22123,36 +22155,102 @@ def _scoped_pairs(data: bytes, start: int, end: int) -> list[tuple[bytes, bytes]
     return out
 
 
-def _file_scopes(data: bytes, names: Mapping[bytes, str]) -> list[tuple[frozenset[str], list[tuple[bytes, bytes]]]]:
+def _walked_line_pairs(data: bytes, line: bytes, start: int, end: int) -> list[tuple[bytes, bytes]]:
+    """The pairs of a line under a file's heading, name line or list item that are the file's:
+    none of a line said of what overrides it ("- the environment overrides it with RETRIES=5"),
+    none after a comma before a turn ("retries: 3, but the env sets RETRIES=5"), as in the
+    clause a name opens (red team 137, F08's rules, for the lines F07's nested items bind)."""
+    if _OVERRIDING_LINE.match(line) is not None:
+        return []
+    if b", " in line:
+        turn = _CLAUSE_TURN.search(data, start, end)
+        if turn is not None:
+            end = turn.start()
+    return _scoped_pairs(data, start, end)
+
+
+def _file_scopes(data: bytes, names: Mapping[bytes, tuple[frozenset[str], bool]]) -> list[tuple[frozenset[str], list[tuple[bytes, bytes]]]]:
     """(the resources a stretch of ``data`` is said of, the (key, value) pairs it states) for
     each stretch a name of ``names`` binds: the rest of the clause the name opens (up to the
     next name opening one), the clause before a name it is said of ("retries=5 in a.yaml."),
-    a table row naming it (its cells under their column's heading), the section under a
-    heading or a line that is the name alone (up to the next such line or a heading of its
-    level or above; lines naming another file left to that file). A name anywhere else is
-    named in passing and binds nothing. One pass over ``data`` and its names' places."""
-    places: list[tuple[int, int, str]] = []
-    for name, resource in names.items():
-        at = data.find(name)
-        while at >= 0:
-            end = at + len(name)
-            lead = at
-            # (a path written from "./" names the file too: red team 137, F07; looked at only
-            # after a "/", most places being whole)
-            if at and data[at - 1] == 47 and at >= 2 and data[at - 2] == 46:
-                lead = at - 2
-            if ((lead == 0 or data[lead - 1] not in _NAME_GOES_ON)
-                    and (end == len(data) or data[end] not in _NAME_GOES_ON
-                         or data[end] == 46 and (end + 1 == len(data) or data[end + 1] not in _NAME_GOES_ON))):
-                places.append((lead, end, resource))
-            at = data.find(name, end)
+    the pair a name in parentheses follows ("retries=5 (a.yaml)"), a value after the name and
+    "=" under a key that opens the line ("retries: a.yaml=5"), a table row naming it (its cells
+    under their column's heading) or a table column it heads (each row's cell under it, keyed
+    by the row's first cell), an object it keys in JSON, the section under a heading or a line
+    that is the name alone (up to the next such line or a heading of its level or above; lines
+    naming another file left to that file), the items nested under a list item that is the
+    name alone; names listed together and their values "respectively", in order. A name
+    anywhere else is named in passing and binds nothing. One pass over ``data`` and its
+    names' places."""
+    places: list[tuple[int, int, frozenset[str]]] = []
+    backslashed = b"\\" in data
+    # (the ends of the places found: a file's name alone at the end of its path found first is
+    # that path's, and no path before it need be read back)
+    ends: dict[int, None] = {}
+    for name, (owners, shared) in names.items():
+        for spelled in (name, name.replace(b"/", b"\\")) if backslashed and b"/" in name else (name,):
+            at = data.find(spelled)
+            while at >= 0:
+                end = at + len(spelled)
+                lead = at
+                # (a path written from "./", or after an absolute path's or a URL's directories,
+                # names the file too: red team 137, F07; looked at only after a separator, most
+                # places being whole)
+                places_owners = owners
+                if at and data[at - 1] in _PATH_SEPARATORS:
+                    if end in ends:
+                        at = data.find(spelled, end)
+                        continue
+                    lead = _path_written_to(data, at)
+                    if lead == at and shared:
+                        # ("prod/app.yaml" of config/dev/ and config/prod/app.yaml: the one whose
+                        # path it ends, red team 137, F12)
+                        lead, places_owners = _owners_path_ends(data, at, end, owners)
+                elif shared:
+                    # ("- prod app.yaml: ..."): the one a word right before names a directory of
+                    lead, places_owners = _owners_word_names(data, at, owners)
+                if ((lead == 0 or data[lead - 1] not in _NAME_GOES_ON)
+                        and (end == len(data) or data[end] not in _NAME_GOES_ON
+                             or data[end] == 46 and (end + 1 == len(data) or data[end + 1] not in _NAME_GOES_ON))):
+                    places.append((lead, end, places_owners))
+                    ends[end] = None
+                at = data.find(spelled, end)
     if not places:
         return []
     places.sort()
+    scopes: list[tuple[frozenset[str], list[tuple[bytes, bytes]]]] = []
+    if places[1:]:
+        # (a file's name alone inside its written path, "a.yaml" of "C:\repo\config\a.yaml",
+        # is that path's place)
+        # (and a file's name and its path or URL right after it, as a Markdown link's text and
+        # target or in parentheses, are one place: "[config/a.yaml](https://…/config/a.yaml)
+        # sets retries=5" and "config/a.yaml (C:\repo\config\a.yaml) sets retries=5" are
+        # said of the file)
+        kept = [places[0]]
+        for place in places[1:]:
+            last = kept[-1]
+            if place[0] < last[1]:
+                continue
+            if place[2] == last[2] and place[0] - last[1] <= _BETWEEN_ONE_NAME and not data[
+                    last[1]:place[0]].strip(_BETWEEN_ONE_NAMES_MARKS):
+                end = place[1]
+                while end < len(data) and data[end] in b")]>" and end - place[1] < 2:
+                    end += 1
+                lead = last[0]
+                if data[max(0, lead - 3):lead].rstrip(b"`*_").endswith(b"["):
+                    lead = data.rindex(b"[", max(0, lead - 3), lead)
+                kept[-1] = (lead, end, last[2])
+                continue
+            kept.append(place)
+        places = kept
+    if b'":' in data:
+        places = _json_object_scopes(data, places, scopes)
+        if not places:
+            return [scope for scope in scopes if scope[1]]
     # (the lines naming a file found from their names' places; every line's bounds only for a
     # heading, a name alone on its line or a table row: a scan for every line break cost more
     # than the rest of a summary's clauses)
-    named_lines: dict[int, list[tuple[int, int, str]]] = {}  # line's start -> its places
+    named_lines: dict[int, list[tuple[int, int, frozenset[str]]]] = {}  # line's start -> its places
     line_at = searched = 0
     for place in places:
         # (back to the place before only: a line of many names is searched once)
@@ -22163,7 +22261,6 @@ def _file_scopes(data: bytes, names: Mapping[bytes, str]) -> list[tuple[frozense
         named_lines.setdefault(line_at, []).append(place)
     line_starts: list[int] = []
     line_ends: list[int] = []
-    scopes: list[tuple[frozenset[str], list[tuple[bytes, bytes]]]] = []
     table_top: dict[int, int] = {}
     for a, on_line in named_lines.items():
         b = data.find(b"\n", a)
@@ -22172,16 +22269,44 @@ def _file_scopes(data: bytes, names: Mapping[bytes, str]) -> list[tuple[frozense
         line = data[a:b]
         heading = _HEADING.match(line)
         bare = line.strip(_NAME_LINE_MARKUP)
-        walks = heading is not None or len(on_line) == 1 and bare == data[on_line[0][0]:on_line[0][1]]
+        alone = len(on_line) == 1 and bare == data[on_line[0][0]:on_line[0][1]]
+        item = None
+        if not alone and line[:1] in _LIST_LEADS and heading is None and len(on_line) == 1:
+            # (a list item that is the name alone, its values nested under it: "- config/a.yaml"
+            # over "  - retries: 5", red team 137, F07)
+            item = _LIST_MARK.match(line)
+            if item is not None and line[item.end():].strip(_NAME_LINE_MARKUP) != data[on_line[0][0]:on_line[0][1]]:
+                item = None
+        walks = heading is not None or alone or item is not None
         row = line.lstrip().startswith(b"|")
         if walks or row:
             if not line_starts:
                 line_starts += [0, *(m.end() for m in _NEWLINE.finditer(data))]
                 line_ends += [*(s - 1 for s in line_starts[1:]), len(data)]
             n = bisect_right(line_starts, a) - 1
+        if item is not None:
+            indent = len(item.group(1).expandtabs(4))
+            pairs: list[tuple[bytes, bytes]] = []
+            k = n + 1
+            while k < len(line_starts):
+                below = data[line_starts[k]:line_ends[k]]
+                text = below.lstrip()
+                if text:
+                    if len(below[:len(below) - len(text)].expandtabs(4)) <= indent:
+                        break
+                    if line_starts[k] in named_lines:
+                        # (an item naming a file is that file's, and so are the items under it:
+                        # each line walked over once)
+                        if _LIST_MARK.match(below) is not None:
+                            break
+                    else:
+                        pairs += _walked_line_pairs(data, below, line_starts[k], line_ends[k])
+                k += 1
+            scopes.append((on_line[0][2], pairs))
+            continue
         if walks:
             level = len(heading.group(1)) if heading is not None else 7
-            pairs: list[tuple[bytes, bytes]] = []
+            pairs = []
             k = n + 1
             while k < len(line_starts):
                 below = data[line_starts[k]:line_ends[k]]
@@ -22193,9 +22318,9 @@ def _file_scopes(data: bytes, names: Mapping[bytes, str]) -> list[tuple[frozense
                     if level == 7 and below.strip(_NAME_LINE_MARKUP) == data[first[0]:first[1]]:
                         break
                 else:
-                    pairs += _scoped_pairs(data, line_starts[k], line_ends[k])
+                    pairs += _walked_line_pairs(data, below, line_starts[k], line_ends[k])
                 k += 1
-            scopes.append((frozenset(r for _, _, r in on_line), pairs))
+            scopes.append((frozenset().union(*(r for _, _, r in on_line)), pairs))
             continue
         if row:
             top = table_top.get(n)
@@ -22210,14 +22335,17 @@ def _file_scopes(data: bytes, names: Mapping[bytes, str]) -> list[tuple[frozense
                 heads = [c.strip(b" \t*_`") for c in data[line_starts[top]:line_ends[top]].strip().strip(b"|").split(b"|")]
                 cells = [c.strip(b" \t*_`'\"") for c in line.strip().strip(b"|").split(b"|")]
                 named = {data[s:e] for s, e, _ in on_line}
-                scopes.append((frozenset(r for _, _, r in on_line),
+                scopes.append((frozenset().union(*(r for _, _, r in on_line)),
                                [(h, c) for h, c in zip(heads, cells) if h and c and c not in named
-                                and re.fullmatch(rb"[A-Za-z_][\w.-]*", h) is not None]))
+                                and _TABLE_KEY.fullmatch(h) is not None]))
+            elif top == n and n + 1 < len(line_starts) and _TABLE_SEPARATOR.match(data, line_starts[n + 1]) is not None:
+                scopes += _table_column_scopes(data, line, on_line, line_starts, line_ends, n, named_lines)
             continue
         clause_ends = [m.start() for m in _CLAUSE_END.finditer(data, a, b)]
         gaps: dict[int, bool] = {}
 
-        def gap_has_value(k: int, on_line: list[tuple[int, int, str]] = on_line, gaps: dict[int, bool] = gaps) -> bool:
+        def gap_has_value(k: int, on_line: list[tuple[int, int, frozenset[str]]] = on_line,
+                          gaps: dict[int, bool] = gaps) -> bool:
             """Does a key=value stand between the line's name ``k - 1`` and name ``k``? (each gap
             searched once)"""
             found = gaps.get(k)
@@ -22225,13 +22353,23 @@ def _file_scopes(data: bytes, names: Mapping[bytes, str]) -> list[tuple[frozense
                 found = gaps[k] = _SCOPED_KV.search(data, on_line[k - 1][1], on_line[k][0]) is not None
             return found
 
-        # name's start -> (start, end, resource, clause end, place on the line)
-        opened: dict[int, tuple[int, int, str, int, int]] = {}
+        # name's start -> (start, end, resources, clause end, place on the line)
+        opened: dict[int, tuple[int, int, frozenset[str], int, int]] = {}
+        line_key: re.Match[bytes] | None | bool = False
         for n_place, (s, e, r) in enumerate(on_line):
             near = max(a, s - _LEAD_REACH)  # (what opens a clause or says it of a name stands just before it)
             i = bisect_right(clause_ends, s - 1)
             c_start = clause_ends[i - 1] + 1 if i else a
             c_end = clause_ends[i] if i < len(clause_ends) else b
+            if e < b and data[e] == 61:
+                # "retries: a.yaml=5, b.yaml=3": the value after "=" is the file's, for the key
+                # that opens the line (red team 137, F07)
+                if line_key is False:
+                    line_key = _LINE_KEY.match(data, a, on_line[0][0])
+                value = _VALUE_AFTER_EQUALS.match(data, e + 1, b)
+                if line_key is not None and value is not None and value.group(1).rstrip(b".:"):
+                    scopes.append((r, [(line_key.group(1), value.group(1).rstrip(b".:"))]))
+                    continue
             if _OPENS_CLAUSE.fullmatch(data, c_start, s) is not None:
                 opened[s] = (s, e, r, c_end, n_place)
             elif _opened_by_connective(_words_before(data, max(c_start, near), s)):
@@ -22246,11 +22384,17 @@ def _file_scopes(data: bytes, names: Mapping[bytes, str]) -> list[tuple[frozense
             elif (_CLAUSE_REST.match(data, e, c_end).end() == c_end
                   and _said_of(_words_before(data, max(c_start, near), s))
                   and (n_place == 0 or on_line[n_place - 1][0] < c_start)):
-                scopes.append((frozenset((r,)), _scoped_pairs(data, c_start, s)))
+                scopes.append((r, _scoped_pairs(data, c_start, s)))
+            elif s > a and data[s - 1] == 40 and e < b and data[e] == 41:
+                # "retries=5 (a.yaml)": the pair right before the parenthesis is the file's
+                # (red team 137, F07); only that pair, a list before it may be said of all files
+                before = _scoped_pairs(data, max(c_start, on_line[n_place - 1][1] if n_place else a), s - 1)
+                if before:
+                    scopes.append((r, before[-1:]))
         opening = sorted(opened.values())
         # names opening one after another with no value between ("a.yaml and b.yaml set
         # retries=3 and retries=5") share the values after the last: said of them together
-        together: set[str] = set()
+        together: list[frozenset[str]] = []
         for k, (s, e, r, c_end, n_place) in enumerate(opening):
             stop = min(c_end, opening[k + 1][0]) if k + 1 < len(opening) else c_end
             if n_place + 1 < len(on_line):
@@ -22260,14 +22404,139 @@ def _file_scopes(data: bytes, names: Mapping[bytes, str]) -> list[tuple[frozense
             turn = _CLAUSE_TURN.search(data, e, stop)
             if turn is not None:
                 stop = c_end = turn.start()
-            together.add(r)
+            together.append(r)
             pairs = _scoped_pairs(data, e, stop)
             if pairs and n_place + 1 < len(on_line) and stop == on_line[n_place + 1][0] and _said_of(
                     _words_before(data, max(e, stop - _LEAD_REACH), stop)):
                 # (values before "from b.yaml" may be b.yaml's: "a.yaml overrides retries=5 from
                 # b.yaml with retries=3" says them of either)
-                together.add(on_line[n_place + 1][2])
+                together.append(on_line[n_place + 1][2])
             if pairs or stop == c_end:
-                scopes.append((frozenset(together), pairs))
-                together = set()
+                respective = len(together) > 1 and b"respectively" in data[e:stop] and _respective_pairs(
+                    data, e, stop, len(together))
+                if respective:
+                    # ("a.yaml and b.yaml set retries to 5 and 3 respectively": each its own, in
+                    # order, red team 137, F07)
+                    scopes += [(owners, [pair]) for owners, pair in zip(together, respective)]
+                else:
+                    scopes.append((frozenset().union(*together), pairs))
+                together = []
     return [scope for scope in scopes if scope[1]]
+
+
+def _path_written_to(data: bytes, at: int) -> int:
+    """Where the path that goes on to the name at ``at`` (after a separator) starts, if it names
+    that file: ``./``, or an absolute path, a Windows drive's or a URL whose directories end in
+    it (``C:\\repo\\config\\a.yaml``, ``https://github.com/o/r/blob/main/config/a.yaml``);
+    else ``at`` (a relative ``old/config/a.yaml`` is another file). A path is read back to the
+    nearest space or mark, :data:`_PATH_REACH` bytes at most."""
+    if at >= 2 and data[at - 2] == 46 and data[at - 1] == 47:
+        return at - 2
+    lo = max(0, at - _PATH_REACH)
+    token = _PATH_TOKEN_BACKWARDS.match(data[lo:at][::-1]).group()
+    if (lo == 0 or len(token) < at - lo) and _ABSOLUTE_PATH_HEAD.fullmatch(token[::-1]) is not None:
+        return at - len(token)
+    return at
+
+
+def _owners_path_ends(data: bytes, at: int, end: int, owners: frozenset[str]) -> tuple[int, frozenset[str]]:
+    """(where the relative path written to the shared file name at ``at`` starts, the
+    resources of ``owners`` whose path it ends); ``at`` and ``owners`` where it ends none (a
+    place that is then no name)."""
+    lo = max(0, at - _PATH_REACH)
+    token = _PATH_TOKEN_BACKWARDS.match(data[lo:at][::-1]).group()[::-1]
+    written = (token + data[at:end]).replace(b"\\", b"/").removeprefix(b"./")
+    ending = frozenset(r for r in owners if (b"/" + _resource_name(r)[0]).endswith(b"/" + written))
+    return (at - len(token), ending) if ending else (at, owners)
+
+
+def _owners_word_names(data: bytes, at: int, owners: frozenset[str]) -> tuple[int, frozenset[str]]:
+    """(where the name starts with the word right before ``at``, the resource of ``owners``
+    one of whose directories that word names: "prod app.yaml", "the dev `app.yaml`"), if it
+    names one of one; else (``at``, ``owners``)."""
+    word = _WORD_BACKWARDS.match(data[max(0, at - _LEAD_REACH):at][::-1])
+    if word is None:
+        return at, owners
+    named = word.group(1)[::-1]
+    hit = frozenset(r for r in owners if named in _resource_name(r)[0].split(b"/")[:-1])
+    return (at - word.end(), hit) if len(hit) == 1 else (at, owners)
+
+
+def _json_object_scopes(data: bytes, places: list[tuple[int, int, frozenset[str]]],
+                        scopes: list[tuple[frozenset[str], list[tuple[bytes, bytes]]]]
+                        ) -> list[tuple[int, int, frozenset[str]]]:
+    """Add to ``scopes`` the scalar members of each JSON object a name of ``places`` keys
+    (``{"config/a.yaml": {"retries": 5}}``, on one line or many: red team 137, F07); the other
+    places returned. An object is read up to its end or the next such name, whichever is
+    first: each byte read once."""
+    keyed = [(s, e, r, m.end()) for s, e, r in places
+             if s and data[s - 1] == 34 and (m := _JSON_OBJECT_KEYED.match(data, e)) is not None]
+    if not keyed:
+        return places
+    for k, (_, _, r, open_at) in enumerate(keyed):
+        limit = keyed[k + 1][0] if k + 1 < len(keyed) else len(data)
+        depth, close = 1, limit
+        for token in _JSON_BRACES.finditer(data, open_at, limit):
+            mark = token.group()
+            if mark == b"{":
+                depth += 1
+            elif mark == b"}":
+                depth -= 1
+                if not depth:
+                    close = token.start()
+                    break
+        scopes.append((r, [(m.group(1), m.group(2) if m.group(2) is not None else m.group(3))
+                           for m in _JSON_MEMBER.finditer(data, open_at, close)]))
+    taken = {s for s, _, _, _ in keyed}
+    return [place for place in places if place[0] not in taken]
+
+
+def _table_column_scopes(data: bytes, header: bytes, on_line: list[tuple[int, int, frozenset[str]]],
+                         line_starts: list[int], line_ends: list[int], n: int,
+                         named_lines: Mapping[int, object]) -> list[tuple[frozenset[str], list[tuple[bytes, bytes]]]]:
+    """The cells under a table's heading that names a file, keyed by their row's first cell
+    (``| key | config/a.yaml | config/b.yaml |`` over ``| retries | 5 | 3 |``: red team 137,
+    F07); rows naming a file are left to the row rule."""
+    heads = [c.strip(b" \t*_`'\"") for c in header.strip().strip(b"|").split(b"|")]
+    columns = {}
+    for s, e, r in on_line:
+        written = data[s:e]
+        for column, head in enumerate(heads):
+            if column and head == written:
+                columns[column] = r
+    if not columns:
+        return []
+    found: dict[int, list[tuple[bytes, bytes]]] = {column: [] for column in columns}
+    k = n + 2
+    while k < len(line_starts):
+        row = data[line_starts[k]:line_ends[k]]
+        if not row.lstrip().startswith(b"|"):
+            break
+        if line_starts[k] not in named_lines:
+            cells = [c.strip(b" \t*_`'\"") for c in row.strip().strip(b"|").split(b"|")]
+            if cells and _TABLE_KEY.fullmatch(cells[0]) is not None:
+                for column, pairs in found.items():
+                    if column < len(cells) and cells[column]:
+                        pairs.append((cells[0], cells[column]))
+        k += 1
+    return [(columns[column], pairs) for column, pairs in found.items()]
+
+
+def _respective_pairs(data: bytes, start: int, end: int, count: int) -> list[tuple[bytes, bytes]] | None:
+    """The ``count`` pairs of ``data[start:end]``, in order, when it states one key ``count``
+    times or one key and ``count`` values ("retries to 5 and 3 respectively"); else None."""
+    pairs = _scoped_pairs(data, start, end)
+    if not pairs:
+        return None
+    key = pairs[0][0]
+    if len(pairs) == count and all(k.lower() == key.lower() for k, _ in pairs):
+        return pairs
+    first = _SCOPED_KV.search(data, start, end)
+    values = [first.group(2).rstrip(b".:")]
+    at = first.end()
+    while len(values) < count and (more := _NEXT_VALUE.match(data, at, end)) is not None:
+        values.append(more.group(1).rstrip(b".:"))
+        at = more.end()
+    if len(values) == count and all(value and b"=" not in value for value in values):
+        return [(first.group(1), value) for value in values]
+    return None
