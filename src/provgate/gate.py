@@ -4872,8 +4872,10 @@ class _Check:
         (``numpy 1.26`` of ``numpy==2.1``, ``numpy 2.1.0b2``) and one tagged by ``@`` or ``:``
         (``lodash@4.17``, ``nginx:1.25``) are asked too (red team 136, F07), a one-dot number only
         where a name stands bound just before it or heads its table column
-        (:func:`_name_bound_before`, :func:`_column_header`); and a version starting its line is
-        read as the version of a name ending the line above (red team 136, F02)."""
+        (:func:`_name_bound_before`, :func:`_column_header`), after it by "of" ("1.26 of numpy"),
+        or paired with it by "respectively" (:func:`_paired_respectively`; red team 137, F03);
+        and a version starting its line is read as the version of a name ending the line above
+        (red team 136, F02)."""
         post_blocks = self.post.blocks
         derived, datas, joined, ends = self._derived_joined()
         if not derived:
@@ -4942,7 +4944,8 @@ class _Check:
                 if (block.id, value) in reported:
                     continue
                 if name is not None:
-                    # (a unit after it makes it a measure, "numpy 1.2 s": read last, being costly)
+                    # (a unit after it makes it a measure, "numpy 1.2 s": a one-dot number's was
+                    # read before, a paired three-part version's is read here)
                     # (a source binding that number to that name as this block does, "eval acc:
                     # 0.88" of "acc: 0.88", or in a range, "numpy 1.26" of "numpy>=1.26", writes it
                     # for the name: red team 137, F10/F02; asked last, only before a refusal)
