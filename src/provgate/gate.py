@@ -12178,12 +12178,11 @@ _NAME_WHOLE = re.compile(rb"[A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*"
 # respectively", "numpy, pandas and scipy: 1.26, 2.1 and 1.12, respectively")
 _RESPECTIVELY = re.compile(rb"(?i:respectively)\b")
 _LIST_SEPARATOR = rb"(?:[ \t]*+,[ \t]*+(?:and[ \t]++)?|[ \t]++and[ \t]++|[ \t]*+/[ \t]*+)"
-_LISTED_VERSION = rb"[vV]?[0-9]++(?:\.[0-9]++)++" + _PRE_RELEASE + rb"(?![0-9A-Za-z+]|[.-][0-9])"
-_VERSION_LIST_ENDING = re.compile(rb"(?<![0-9A-Za-z.+=@-])" + _LISTED_VERSION + rb"(?:" + _LIST_SEPARATOR + _LISTED_VERSION
-                                  + rb")++[ \t,)(]*+\Z")
+_LISTED_VERSION_AT = re.compile(rb"(?<![0-9A-Za-z.+=@-])[vV]?([0-9]++(?:\.[0-9]++)++" + _PRE_RELEASE + rb")"
+                                rb"(?![0-9A-Za-z+]|[.-][0-9])")
+_LIST_SEPARATOR_AT = re.compile(_LIST_SEPARATOR)
 _LISTED_NAME = rb"[*_`]*+[A-Za-z][A-Za-z0-9_]*+(?:[.-][A-Za-z][A-Za-z0-9_]*+)*+[*_`]*+"
 _NAME_LIST = re.compile(rb"(?<![0-9A-Za-z_.-])" + _LISTED_NAME + rb"(?:" + _LIST_SEPARATOR + _LISTED_NAME + rb")++")
-_LIST_VERSION = re.compile(rb"[vV]?([0-9]++(?:\.[0-9]++)++" + _PRE_RELEASE + rb")")
 # how far before "respectively" its sentence's lists are looked for
 _RESPECTIVELY_REACH = 256
 
@@ -12195,21 +12194,34 @@ def _paired_respectively(data: bytes) -> dict[int, bytes]:
     numpy, which the nearest name before it, "pandas", does not (red team 137, F03). Each
     sentence read once, within ``_RESPECTIVELY_REACH`` bytes."""
     pairs: dict[int, bytes] = {}
+    read_to = 0
     for r in _RESPECTIVELY.finditer(data):
         end = r.start()
-        begin = max(data.rfind(b"\n", 0, end), data.rfind(b". ", 0, end), data.rfind(b";", 0, end), end - _RESPECTIVELY_REACH)
-        versions = _VERSION_LIST_ENDING.search(data, begin + 1, end)
-        if versions is None:
+        # (the sentence's bytes, none read for an earlier "respectively": linear in the text)
+        low = max(read_to, end - _RESPECTIVELY_REACH)
+        read_to = r.end()
+        begin = max(data.rfind(b"\n", low, end), data.rfind(b". ", low, end), data.rfind(b";", low, end), low - 1) + 1
+        stop = len(data[begin:end].rstrip(b" \t,()")) + begin
+        # (the versions ending there, each after the one before with only a separator between:
+        # read backwards from the last, each found once)
+        found = list(_LISTED_VERSION_AT.finditer(data, begin, stop))
+        if len(found) < 2 or found[-1].end() != stop:
+            continue
+        values = [found[-1]]
+        for version in reversed(found[:-1]):
+            if _LIST_SEPARATOR_AT.fullmatch(data, version.end(), values[-1].start()) is None:
+                break
+            values.append(version)
+        if len(values) < 2:
             continue
         names = None
-        for names in _NAME_LIST.finditer(data, begin + 1, versions.start()):
+        for names in _NAME_LIST.finditer(data, begin, values[-1].start()):
             pass
         if names is None:
             continue
         listed = [n.group() for n in _NAME_WHOLE.finditer(data, names.start(), names.end()) if n.group().lower() != b"and"]
-        values = [v.start(1) for v in _LIST_VERSION.finditer(data, versions.start(), versions.end())]
         if len(listed) == len(values):
-            pairs.update(zip(values, listed))
+            pairs.update(zip((v.start(1) for v in reversed(values)), listed))
     return pairs
 
 
