@@ -4913,7 +4913,7 @@ class _Check:
                 # ("1.26 of numpy": the name after it, asked beside any before it, "version 1.26 of numpy")
                 number = _NUMBER_APART.match(data, start)
                 after = None if number is None else _NAME_BOUND_AFTER.match(data, number.end())
-                if after is not None and _bare_after(data, number.end()):
+                if after is not None:
                     by_block.setdefault(k, []).append((number.group(), start, after.group(1)))
             before = data[max(0, start - 4):start].rstrip(b" \t*_`\r\n")
             if before and (before[-1] not in _NAME_OR_BINDER or before[-1:] == b"=" and before[-2:] not in (b"==", b"~=")):
@@ -4925,9 +4925,10 @@ class _Check:
             if name is None or name.lower() in _VERSION_ROW_LABELS:
                 # (a version row's label is no name: its column's header is, "| version | 1.26 |")
                 name = _column_header(data, start, labelled_rows=True)
-            # (a unit after it makes it a measure, "runs, 1.2 s": asked here, before the sources'
-            # reader is built for a block of measures)
-            if name is not None and _bare_after(data, number.end()):
+            # (a unit after a number a comma binds makes it a measure, "3 runs, 1.2 s each": asked
+            # here, the sources' reader built for no list of measures; after other binders last,
+            # before a refusal, the unit's reading being costly)
+            if name is not None and (before[-1:] != b"," or _bare_after(data, number.end())):
                 by_block.setdefault(k, []).append((number.group(), start, name))
         if not by_block:
             return
@@ -4939,18 +4940,24 @@ class _Check:
             handles = list(dict.fromkeys(block.provenance + self.cited(j)))
             texts = [x for h in handles if (x := gate.source_facts(h)) is not None]
             found = _AbbreviationSources([*texts, *(d for x in texts if (d := gate.read_facts(x)) is not x)])
+            grounded: set[tuple[bytes, bytes]] = set()
             for version, start, name in sorted(versions, key=itemgetter(1)):
                 value = version.decode()
                 if (block.id, value) in reported:
                     continue
                 if name is not None:
-                    # (a unit after it makes it a measure, "numpy 1.2 s": a one-dot number's was
-                    # read before, a paired three-part version's is read here)
+                    # (a unit after it makes it a measure, "numpy 1.2 s": read last, being costly)
                     # (a source binding that number to that name as this block does, "eval acc:
                     # 0.88" of "acc: 0.88", or in a range, "numpy 1.26" of "numpy>=1.26", writes it
                     # for the name: red team 137, F10/F02; asked last, only before a refusal)
-                    if not found.glued_name(name) or found.glued_to(name, version) or found.written_before(
-                            name, version) or not _bare_after(data, start + len(version)) or found.written_for(
+                    # (a pair grounded wherever it stands asked once a block: a text of many
+                    # "numpy, 2.1" asks the sources once)
+                    if (name, version) in grounded:
+                        continue
+                    if not found.glued_name(name) or found.glued_to(name, version) or found.written_before(name, version):
+                        grounded.add((name, version))
+                        continue
+                    if not _bare_after(data, start + len(version)) or found.written_for(
                             name, version, _says_version(data, start, name)):
                         continue
                     named = _package_key(name)
