@@ -4874,8 +4874,10 @@ class _Check:
         (``numpy 1.26`` of ``numpy==2.1``, ``numpy 2.1.0b2``) and one tagged by ``@`` or ``:``
         (``lodash@4.17``, ``nginx:1.25``) are asked too (red team 136, F07), a one-dot number only
         where a name stands bound just before it or heads its table column
-        (:func:`_name_bound_before`, :func:`_column_header`); and a version starting its line is
-        read as the version of a name ending the line above (red team 136, F02)."""
+        (:func:`_name_bound_before`, :func:`_column_header`), after it by "of" ("1.26 of numpy"),
+        or paired with it by "respectively" (:func:`_paired_respectively`; red team 137, F03);
+        and a version starting its line is read as the version of a name ending the line above
+        (red team 136, F02)."""
         post_blocks = self.post.blocks
         derived, datas, joined, ends = self._derived_joined()
         if not derived:
@@ -4885,10 +4887,17 @@ class _Check:
         # block -> (version, where in its text, the name bound before it if it has one dot)
         by_block: dict[int, list[tuple[bytes, int, bytes | None]]] = {}
         numbers: list[int] = []
+        # (a list of versions paired with a list of names by "respectively" binds each to its name,
+        # whatever name stands nearest: red team 137, F03; a find in C, most texts holding none)
+        paired = _paired_respectively(joined) if b"espectively" in joined else None
         for m in _versions_apart(joined, joined.translate(_DIGITS_AS_ZERO), numbers):
             if _IPV4_SHAPE.fullmatch(m.group(1)) is None:
                 k = bisect_right(ends, m.start())
-                by_block.setdefault(k, []).append((m.group(), m.start() - (ends[k - 1] if k else 0), None))
+                name = paired.get(m.start(1)) if paired else None
+                by_block.setdefault(k, []).append((m.group(), m.start() - (ends[k - 1] if k else 0), name))
+                if joined.startswith(b" of ", m.end()) and (after := _NAME_BOUND_AFTER.match(joined, m.end())) is not None:
+                    # ("2.0.7 of urllib3": asked as that name's too, red team 137, F03)
+                    by_block[k].append((m.group(), m.start() - (ends[k - 1] if k else 0), after.group(1)))
         for m in numbers:
             # (a one-dot number, "numpy 2.1", is a version only after a name bound to it,
             # :func:`_name_bound_before`, or under one's column: red team 136, F07; the sources
@@ -4897,8 +4906,19 @@ class _Check:
             k = bisect_right(ends, m)
             data = datas[k]
             start = m - (ends[k - 1] if k else 0)
+            if paired and m in paired:
+                number = _NUMBER_APART.match(data, start)
+                if number is not None:
+                    by_block.setdefault(k, []).append((number.group(), start, paired[m]))
+                continue
+            if data.startswith(b" of ", data.find(b" ", start, start + 24)):
+                # ("1.26 of numpy": the name after it, asked beside any before it, "version 1.26 of numpy")
+                number = _NUMBER_APART.match(data, start)
+                after = None if number is None else _NAME_BOUND_AFTER.match(data, number.end())
+                if after is not None:
+                    by_block.setdefault(k, []).append((number.group(), start, after.group(1)))
             before = data[max(0, start - 4):start].rstrip(b" \t*_`\r\n")
-            if before and (before[-1] not in _NAME_OR_BINDER or before[-1:] == b"=" and before[-2:] != b"=="):
+            if before and (before[-1] not in _NAME_OR_BINDER or before[-1:] == b"=" and before[-2:] not in (b"==", b"~=")):
                 continue
             number = _NUMBER_APART.match(data, start)
             if number is None:
@@ -4907,7 +4927,10 @@ class _Check:
             if name is None or name.lower() in _VERSION_ROW_LABELS:
                 # (a version row's label is no name: its column's header is, "| version | 1.26 |")
                 name = _column_header(data, start, labelled_rows=True)
-            if name is not None:
+            # (a unit after a number a comma binds makes it a measure, "3 runs, 1.2 s each": asked
+            # here, the sources' reader built for no list of measures; after other binders last,
+            # before a refusal, the unit's reading being costly)
+            if name is not None and (before[-1:] != b"," or _bare_after(data, number.end())):
                 by_block.setdefault(k, []).append((number.group(), start, name))
         if not by_block:
             return
@@ -4919,6 +4942,7 @@ class _Check:
             handles = list(dict.fromkeys(block.provenance + self.cited(j)))
             texts = [x for h in handles if (x := gate.source_facts(h)) is not None]
             found = _AbbreviationSources([*texts, *(d for x in texts if (d := gate.read_facts(x)) is not x)])
+            grounded: set[tuple[bytes, bytes]] = set()
             for version, start, name in sorted(versions, key=itemgetter(1)):
                 value = version.decode()
                 if (block.id, value) in reported:
@@ -4928,8 +4952,14 @@ class _Check:
                     # (a source binding that number to that name as this block does, "eval acc:
                     # 0.88" of "acc: 0.88", or in a range, "numpy 1.26" of "numpy>=1.26", writes it
                     # for the name: red team 137, F10/F02; asked last, only before a refusal)
-                    if not found.glued_name(name) or found.glued_to(name, version) or found.written_before(
-                            name, version) or not _bare_after(data, start + len(version)) or found.written_for(
+                    # (a pair grounded wherever it stands asked once a block: a text of many
+                    # "numpy, 2.1" asks the sources once)
+                    if (name, version) in grounded:
+                        continue
+                    if not found.glued_name(name) or found.glued_to(name, version) or found.written_before(name, version):
+                        grounded.add((name, version))
+                        continue
+                    if not _bare_after(data, start + len(version)) or found.written_for(
                             name, version, _says_version(data, start, name)):
                         continue
                     named = _package_key(name)
@@ -12257,21 +12287,91 @@ _NAME_BEFORE_REACH = 96
 # "node==18.17.0", "node@18.17.0", "node:18.17.0"), looked for in the bytes before it
 _NAME_JUST_BEFORE = re.compile(rb"(?<![0-9A-Za-z_.-])([A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*+)"
                                rb"(?:[ \t]++(?:[Vv]ersion[ \t]++)?|==|@|:)\Z")
+# the version words and the verbs a block binds a name to a version after it with ("numpy
+# version 2.1", "numpy ver. 2.1", "numpy is pinned to 2.1", "numpy was bumped to 2.1"; red team
+# 137, F03: only "is", "at", "to" and "now" were read, so "numpy is pinned to 1.26" of
+# ``numpy==2.1`` was bound to nothing)
+_VERSION_WORDS_BOUND = (b"version", b"ver", b"release", b"rel", b"rev", b"tag", b"v", b"is", b"at", b"to", b"now",
+                        b"was", b"are", b"were", b"stays", b"remains", b"pinned", b"locked", b"held", b"set",
+                        b"upgraded", b"downgraded", b"bumped", b"updated", b"moved", b"still", b"currently")
 # the name a block binds a version to just before it (:func:`_name_bound_before`, red team 136,
-# F07/F02): blanks or markup, then a bracket, a colon, a pin's sign or a table's cell border,
-# then up to two version words or verbs ("numpy 2.1", "numpy (2.1)", "numpy: 2.1", "numpy ==
-# 2.1", "| numpy | 2.1", "numpy version: 2.1", "numpy is at 2.1"), and at most one line break
-# right before the version, which then starts its line: a wrapped line's "numpy\n2.1", a list's
-# "- numpy:\n  2.1" (a blank line between is a paragraph's end: no binding). Matched on the bytes
-# before the version reversed, anchored: one match, where a search forward tried every byte.
+# F07/F02, red team 137, F03): blanks or markup, then a bracket, a colon, a pin's sign, a table's
+# cell border, a range's "~", "^" or "~=", a comma, a dash or an arrow, then up to five version
+# words or verbs, and a possessive's "'s" ("numpy 2.1", "numpy (2.1)", "numpy: 2.1", "numpy ==
+# 2.1", "| numpy | 2.1", "numpy ~2.1", "lodash ^4.17", "numpy, 2.1", "numpy - 2.1", "numpy —
+# 2.1", "numpy -> 2.1", "numpy's 2.1", "numpy version: 2.1", "numpy is pinned to 2.1"), and at
+# most one line break right before the version, which then starts its line, and one before its
+# words: a wrapped line's "numpy\n2.1", a list's "- numpy:\n  2.1", a heading's "### numpy\nVersion
+# 2.1" (a blank line between is a paragraph's end: no binding). Not a comparison's ">=": a range
+# the version is in ("numpy >= 1.26" of numpy 2.1). Matched on the bytes before the version
+# reversed, anchored: one match, where a search forward tried every byte.
 _NAME_BOUND_BEFORE_REVERSED = re.compile(
     rb"(?:[ \t]*+\n\r?)?"
-    rb"(?:[ \t]*+:?[ \t]*+(?i:noisrev|rev|esaeler|ler|ver|gat|si|ta|ot|won)(?=[ \t*_`(:|@=])){0,2}"
-    rb"[ \t*_`]*+(?:[(:|@]|==)?[ \t*_`]*+([A-Za-z0-9_.-]++)")
+    rb"(?:(?:[ \t]*+:?[ \t]*+\.?(?i:" + b"|".join(w[::-1] for w in sorted(_VERSION_WORDS_BOUND, key=len, reverse=True))
+    + rb")(?=[ \t*_`(:|@=\r\n])){1,5}(?:[ \t]*+\n\r?)?)?"
+    rb"[ \t*_`]*+(?:[(:|@~^,-]|==|=~|>-|\x94\x80\xe2|\x93\x80\xe2|\x92\x86\xe2)?[ \t*_`]*+(?:s'|s\x99\x80\xe2)?"
+    rb"([A-Za-z0-9_.-]++)")
 _NAME_CHARACTERS = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_.-")
-# what may stand last before a number a name is bound to, blanks and markup aside
-_NAME_OR_BINDER = _NAME_CHARACTERS | frozenset(b"(:|=@")
+# what may stand last before a number a name is bound to, blanks and markup aside (an em or en
+# dash's and an arrow's last byte among them)
+_NAME_OR_BINDER = _NAME_CHARACTERS | frozenset(b"(:|=@~^,>\x92\x93\x94")
+# the name a block binds a version to just after it: "1.26 of numpy" (red team 137, F03), not a
+# possessive's "1.26 of numpy's runtime"
+_NAME_BOUND_AFTER = re.compile(rb"[ \t]++of[ \t]++(?:the[ \t]++)?[*_`]*+([A-Za-z][A-Za-z0-9_]*+(?:[.-][A-Za-z][A-Za-z0-9_]*+)*+)"
+                               rb"(?![A-Za-z0-9_'\x80-\xff]|[.-][A-Za-z0-9])")
 _NAME_WHOLE = re.compile(rb"[A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*")
+
+
+# "respectively" after a list of versions (:func:`_paired_respectively`), and the lists paired by
+# it: two items at least, parted by commas, "and" or "/" ("numpy and pandas are at 1.26 and 2.1
+# respectively", "numpy, pandas and scipy: 1.26, 2.1 and 1.12, respectively")
+_RESPECTIVELY = re.compile(rb"(?i:respectively)\b")
+_LIST_SEPARATOR = rb"(?:[ \t]*+,[ \t]*+(?:and[ \t]++)?|[ \t]++and[ \t]++|[ \t]*+/[ \t]*+)"
+_LISTED_VERSION_AT = re.compile(rb"(?<![0-9A-Za-z.+=@-])[vV]?([0-9]++(?:\.[0-9]++)++" + _PRE_RELEASE + rb")"
+                                rb"(?![0-9A-Za-z+]|[.-][0-9])")
+_LIST_SEPARATOR_AT = re.compile(_LIST_SEPARATOR)
+_LISTED_NAME = rb"[*_`]*+[A-Za-z][A-Za-z0-9_]*+(?:[.-][A-Za-z][A-Za-z0-9_]*+)*+[*_`]*+"
+_NAME_LIST = re.compile(rb"(?<![0-9A-Za-z_.-])" + _LISTED_NAME + rb"(?:" + _LIST_SEPARATOR + _LISTED_NAME + rb")++")
+# how far before "respectively" its sentence's lists are looked for
+_RESPECTIVELY_REACH = 256
+
+
+def _paired_respectively(data: bytes) -> dict[int, bytes]:
+    """Where each version of a list ending just before "respectively" begins in ``data``, with
+    the name in the same place of the last list of names before it in its sentence, when both
+    lists hold as many items: "numpy and pandas are at 1.26 and 2.1 respectively" binds 1.26 to
+    numpy, which the nearest name before it, "pandas", does not (red team 137, F03). Each
+    sentence read once, within ``_RESPECTIVELY_REACH`` bytes."""
+    pairs: dict[int, bytes] = {}
+    read_to = 0
+    for r in _RESPECTIVELY.finditer(data):
+        end = r.start()
+        # (the sentence's bytes, none read for an earlier "respectively": linear in the text)
+        low = max(read_to, end - _RESPECTIVELY_REACH)
+        read_to = r.end()
+        begin = max(data.rfind(b"\n", low, end), data.rfind(b". ", low, end), data.rfind(b";", low, end), low - 1) + 1
+        stop = len(data[begin:end].rstrip(b" \t,()")) + begin
+        # (the versions ending there, each after the one before with only a separator between:
+        # read backwards from the last, each found once)
+        found = list(_LISTED_VERSION_AT.finditer(data, begin, stop))
+        if len(found) < 2 or found[-1].end() != stop:
+            continue
+        values = [found[-1]]
+        for version in reversed(found[:-1]):
+            if _LIST_SEPARATOR_AT.fullmatch(data, version.end(), values[-1].start()) is None:
+                break
+            values.append(version)
+        if len(values) < 2:
+            continue
+        names = None
+        for names in _NAME_LIST.finditer(data, begin, values[-1].start()):
+            pass
+        if names is None:
+            continue
+        listed = [n.group() for n in _NAME_WHOLE.finditer(data, names.start(), names.end()) if n.group().lower() != b"and"]
+        if len(listed) == len(values):
+            pairs.update(zip((v.start(1) for v in reversed(values)), listed))
+    return pairs
 
 
 def _name_bound_before(data: bytes, start: int) -> bytes | None:
@@ -12373,7 +12473,9 @@ def _column_header(data: bytes, start: int, labelled_rows: bool = False) -> byte
 # a table row's first cell that is a value, not a label: the row of a table with no label column
 _LABEL_IS_VALUE = re.compile(rb"[vV]?[0-9][0-9A-Za-z.+-]*")
 # a row's label under which a column's header binds its one-dot numbers (:func:`_column_header`)
-_VERSION_ROW_LABELS = frozenset((b"version", b"versions", b"ver", b"release", b"rel", b"rev", b"tag"))
+# (and a pin's, "| pinned | 1.26 | 2.1 |": red team 137, F03)
+_VERSION_ROW_LABELS = frozenset((b"version", b"versions", b"ver", b"release", b"rel", b"rev", b"tag", b"pinned",
+                                 b"pin", b"installed", b"locked", b"resolved", b"current"))
 
 
 # a dotted number of a text that reads as no version unless its context says so: an IPv4
