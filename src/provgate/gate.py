@@ -1368,8 +1368,12 @@ class _Side:
         in a tool output, a user turn or a system prompt they are data, ``_cites``)."""
         if self._n_facts is None:
             facts = self.facts(gate, pending)
-            self._n_facts = sum(map(_N_FACTS, facts))
+            n_facts = sum(map(_N_FACTS, facts))
+            # markers first: _n_facts set is what another thread sharing this window takes for
+            # both totals known, and it read _n_markers as None between the two (eng-ver7 saw a
+            # TypeError in test_threads_sharing_windows_get_the_sequential_verdicts)
             self._n_markers = sum(map(_citing_markers, self.blocks, facts))
+            self._n_facts = n_facts
         return self._n_facts, self._n_markers  # type: ignore[return-value]
 
 
@@ -4269,7 +4273,8 @@ class _Check:
             self.marked = {j: f for j, f in enumerate(local) if f.n_markers}
         if not self.ws_matched and post._n_facts is None:
             # the post window's own totals, ready for when it is the pre window
-            post._n_facts, post._n_markers, post._marked = self.counts["post"], self.post_markers, self.marked
+            # (_n_facts last: a thread sharing the window takes it set for every total known)
+            post._marked, post._n_markers, post._n_facts = self.marked, self.post_markers, self.counts["post"]
 
     def _load_marker_facts(self) -> None:
         """For a structural edit: facts only of the post blocks that can hold a marker."""
