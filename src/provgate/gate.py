@@ -88,7 +88,8 @@ from provgate._quotations import asked_quotations, asks_outside_code_spans
 from provgate._scanner import fold_digits, span_values
 from provgate._scanner_py import _tilde_underline, normalize_value
 from provgate._search import aside_leads, marks_held, unit_leads, version_word_leads
-from provgate._search_py import UNIT_GAP_RUN, UNIT_LOWER_CASE_ONLY, UNIT_NAMES
+from provgate._search_py import (UNIT_DASH_CODEPOINTS, UNIT_GAP_RUN, UNIT_LOWER_CASE_ONLY, UNIT_NAMES,
+                                 UNIT_SEMICOLON_CODEPOINTS)
 from provgate._textnorm import same_after_normalisation, same_words
 from provgate._textnorm_py import (
     normalize_whitespace as normalize_whitespace,  # the rule, re-exported here
@@ -18779,7 +18780,8 @@ _UNITS.update((spelling, spelling) for spelling in (b"Kb", b"Mb", b"Gb", b"Tb"))
 # a unit glued to the figure ("26%", "30s") is part of the number's fact
 _UNIT_GAP = UNIT_GAP_RUN
 # (and a prime and a double prime, "30 \u2032", "30 \u2033": red team 135, F06)
-_UNIT_WORD = rb"([A-Za-z]+|%|\xc2\xb5s(?:ecs?)?|\xce\xbcs(?:ecs?)?|\xc2[\xb0\xba][ \t]?[CFcf]|\xe2\x84[\x83\x89]|\xe2\x80[\xb0\xb2\xb3])(?![0-9A-Za-z_])"
+# (and micrograms and micrometres, "30 \u00b5g", "30 \u03bcm": red team 137, F06)
+_UNIT_WORD = rb"([A-Za-z]+|%|\xc2\xb5(?:s(?:ecs?)?|[gm])|\xce\xbc(?:s(?:ecs?)?|[gm])|\xc2[\xb0\xba][ \t]?[CFcf]|\xe2\x84[\x83\x89]|\xe2\x80[\xb0\xb2\xb3])(?![0-9A-Za-z_])"
 # a rate: "40 MB/s", "100 req/s", "100 requests per minute"
 _UNIT_RATE = rb"(?:(?:[ \t]*/[ \t]*|[ \t]+[Pp][Ee][Rr][ \t]+)" + _UNIT_WORD + rb")?"
 # or a rate of nothing named, "/" right after the figure ("100/h", "$5/month": red team 118, F27;
@@ -19050,7 +19052,7 @@ def _unit_grounded(stated: bytes, given: bytes) -> bool:
     (a summary's, a rewrite's)? The same unit (:func:`_same_unit`), or where either is a
     capital's lower-case b (``Gb``, :data:`_BITS_OR_BYTES`): stated, bits; given, bits or bytes
     (bits only in a rate, ``Gb/s``)."""
-    if _same_unit(stated, given):
+    if _same_unit(stated, given) or (stated, given) in _M_READ_AS:
         return True
     if stated.islower() and given.islower():
         return False  # (no capital either side, so no capital's b: most units)
@@ -19060,6 +19062,13 @@ def _unit_grounded(stated: bytes, given: bytes) -> bool:
     if _same_unit(bits, _BITS_OR_BYTES_IN.sub(_as_bits, given)):
         return True
     return b"/" not in given and _same_unit(bits, _BITS_OR_BYTES_IN.sub(_as_bytes, given))
+
+
+# "m", minutes or metres (its own name), as a summary may write either and a reader takes it:
+# "5 metres" or "5 minutes" summarized "5 m" keeps the unit, and "5 m" summarized "5 metres"
+# reads it as the metre's symbol (red team 137, F06: "metre" is a unit now, and an honest "Ran 5 m"
+# -> "Ran 5 metres" would have been refused). "5 m" summarized "5 min" stays refused (its limit)
+_M_READ_AS = frozenset(((b"m", b"min"), (b"m", b"metre"), (b"metre", b"m")))
 
 
 # a capital's lower-case b (red team 137, F05): tools write "Mem: 16Gb" and "model.bin 350Mb" for
@@ -19584,9 +19593,13 @@ _BRACKET_WORD = re.compile(rb"(?<![0-9A-Za-z_])(?:[A-Za-z]+|\xc2\xb5[A-Za-z]*|\x
 # (and a dash or a Unicode hyphen "--", as a reader reads "30\u2014hours" and "30\u2011minute": the
 # unit after it is the figure's, as after "30 -- hours" and "30-minute", red team 135, F06; "--",
 # so an aside between two dashes, "30 \u2014 roughly \u2014 hours", is read as between two "--")
+# (and a minus sign, an arrow, the other dashes and the look-alikes of ";" and ":" that unit_leads
+# reads, as "--" and ";": "30 \u2212 hours", "30 \u2192 hours", "30 \u037e hours" hid the unit,
+# red team 137, F06)
 _UNIT_SIGNS = str.maketrans({"\u212a": "K", "\u2103": "\u00b0C", "\u2109": "\u00b0F",
                              "\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u2007": " ", "\u205f": " ",
-                             **dict.fromkeys(map(chr, range(0x2010, 0x2016)), "--"),
+                             **dict.fromkeys(map(chr, UNIT_DASH_CODEPOINTS), "--"),
+                             **dict.fromkeys(map(chr, UNIT_SEMICOLON_CODEPOINTS), ";"),
                              **{chr(c): unicodedata.normalize("NFKC", chr(c)).replace("\u2215", "/")
                                 for c in range(0x3380, 0x33E0) if c != 0x33D4}})
 
