@@ -5372,6 +5372,15 @@ class _Check:
             for o, ends in leads.items():
                 if post_blocks[asked[o]].derived and (found := _figures_bracketed(texts[o], ends)):
                     bracketed[o] = found
+        for o, j in enumerate(asked):
+            if post_blocks[j].derived and b"|"[0] in texts[o] and b"-"[0] in texts[o] and (
+                    columns := _header_units(texts[o])):
+                # a summary's table header gives its column's figures its unit, as its brackets do
+                # ("| timeout (hours) |" over "| 30 |" of "Set timeout 30 minutes.": red team 137,
+                # F06), checked as theirs against the units the sources give, their tables' too
+                found = bracketed.setdefault(o, {})
+                for figure, units in columns.items():
+                    found.setdefault(figure, set()).update(units)
         if not hits and not bracketed:
             return
         by_block: dict[int, list[int]] = {}
@@ -5434,6 +5443,9 @@ class _Check:
                         if (h, figure, True) not in asides:
                             asides[h, figure, True] = _bracketed_units_of_figure(as_read[h], figure)
                         given |= asides[h, figure, True]
+                        if (columns := headed.get(h)) is None:
+                            columns = headed[h] = _table_units(as_read[h])
+                        given |= columns.get(figure, set())
                     if given and not _units_given(more, given):
                         unit = min(u for u in more if not _units_given((u,), given)).decode()
                         invariant = "I2" if rewritten and not block.derived else "I1"
@@ -5482,13 +5494,8 @@ class _Check:
                     # and a markdown table's header ("| service | timeout (s) |": F14), each
                     # source's tables read once
                     for h, _ in sources:
-                        columns = headed.get(h)
-                        if columns is None:
-                            columns = headed[h] = _header_units(as_read[h]) if b"|" in as_read[h] and b"-" in as_read[h] else {}
-                            if b"|" in as_read[h]:
-                                # (and a key-value row's key: "| delay(ms) | 300 |", red team 121, F08)
-                                for figure_in_row, units in _row_key_units(as_read[h]).items():
-                                    columns.setdefault(figure_in_row, set()).update(units)
+                        if (columns := headed.get(h)) is None:
+                            columns = headed[h] = _table_units(as_read[h])
                         sources_say |= columns.get(figure, set())
                     if _KEY_MIN in sources_say:
                         # a key's "min": minutes against a period stated, else a minimum (F06)
@@ -20197,6 +20204,17 @@ def _header_units(text: bytes) -> dict[bytes, set[bytes]]:
                     out.setdefault(_figure_number(figure.group(1)), set()).add(unit)
             at = end + 1
     return out
+
+
+def _table_units(text: bytes) -> dict[bytes, set[bytes]]:
+    """Each figure of a markdown table of ``text`` -> the units its column's header
+    (:func:`_header_units`) or its row's key (:func:`_row_key_units`: ``| delay(ms) | 300 |``, red
+    team 121, F08) names."""
+    columns = _header_units(text) if b"|" in text and b"-" in text else {}
+    if b"|" in text:
+        for figure_in_row, units in _row_key_units(text).items():
+            columns.setdefault(figure_in_row, set()).update(units)
+    return columns
 
 
 def _row_key_units(text: bytes) -> dict[bytes, set[bytes]]:
