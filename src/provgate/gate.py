@@ -88,8 +88,13 @@ from provgate._quotations import asked_quotations, asks_outside_code_spans
 from provgate._scanner import fold_digits, span_values
 from provgate._scanner_py import _tilde_underline, normalize_value
 from provgate._search import aside_leads, marks_held, unit_leads, version_word_leads
-from provgate._search_py import (UNIT_DASH_CODEPOINTS, UNIT_GAP_RUN, UNIT_LOWER_CASE_ONLY, UNIT_NAMES,
-                                 UNIT_SEMICOLON_CODEPOINTS)
+from provgate._search_py import (
+    UNIT_DASH_CODEPOINTS,
+    UNIT_GAP_RUN,
+    UNIT_LOWER_CASE_ONLY,
+    UNIT_NAMES,
+    UNIT_SEMICOLON_CODEPOINTS,
+)
 from provgate._textnorm import same_after_normalisation, same_words
 from provgate._textnorm_py import (
     normalize_whitespace as normalize_whitespace,  # the rule, re-exported here
