@@ -128,6 +128,8 @@ def test_a_summarys_header_unit_of_a_figure_its_source_writes_bare_is_left_be():
     # a capital G, T or M after a figure is no gram, tonne or metre
     ("Latency 3 ms on 3 G.\n", "Latency 3 ms on 3 G.\n"),
     ("Took 5 s on 5 T4 nodes.\n", "Took 5 s on 5 T nodes.\n"),
+    # nor "ML" (machine learning) a millilitre
+    ("Took 3 ms; trained ML models.\n", "Trained 3 ML models in 3 ms.\n"),
 ])
 def test_words_that_spell_no_unit_stay_none(source, summary):
     assert_accepted(_summarize(source, summary))

@@ -155,7 +155,7 @@ UNIT_NAMES: dict[bytes, tuple[bytes, ...]] = {
     b"kg": (b"kg", b"kgs", b"kilo", b"kilos", b"kilogram", b"kilograms"),
     b"t": (b"t", b"tonne", b"tonnes"), b"ton": (b"ton", b"tons"),
     b"lb": (b"lb", b"lbs", b"pound", b"pounds"), b"oz": (b"oz", b"ounce", b"ounces"),
-    b"ml": (b"ml", b"millilitre", b"millilitres", b"milliliter", b"milliliters"),
+    b"ml": (b"ml", b"mL", b"millilitre", b"millilitres", b"milliliter", b"milliliters"),
     b"l": (b"l", b"litre", b"litres", b"liter", b"liters"),
     b"um": (b"\xc2\xb5m", b"\xce\xbcm", b"micron", b"microns", b"micrometre", b"micrometres"),
     b"mm": (b"mm", b"millimetre", b"millimetres", b"millimeter", b"millimeters"),
@@ -172,7 +172,8 @@ UNIT_NAMES: dict[bytes, tuple[bytes, ...]] = {
 UNIT_ASCII_SPELLINGS = tuple(sorted({x for xs in UNIT_NAMES.values() for x in xs if x.isascii()}))
 # the spellings read in lower case only: upper-cased they are words ("2 US regions", "a 3 D
 # render", "5 M users"; red team 116, F18); the others are read in any case ("12 GB", "30 Sec")
-UNIT_LOWER_CASE_ONLY = frozenset((b"us", b"d", b"m", b"h", b"s", b"g", b"t"))
+# (and "ml" and "mL" as written: "3 ML models" is machine learning)
+UNIT_LOWER_CASE_ONLY = frozenset((b"us", b"d", b"m", b"h", b"s", b"g", b"t", b"ml", b"mL"))
 # the bytes unit_leads reads between a figure and its unit
 # (and "[": a unit in brackets or a markdown link's text, "Wait 5 [minutes]", red team 118, F09)
 # (and ";" and ":": "30 ;; hours", "30 : hours" read as 30 hours; no prose puts either between a
