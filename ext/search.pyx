@@ -40,7 +40,7 @@ from _byte_batches cimport byte_items, lengths_of, pointers_of
 from _types cimport byte_t, offset_t
 from _whitespace cimport whitespace_length
 
-from provgate._search_py import (ASIDE_OPENERS, UNIT_ASCII_SPELLINGS, UNIT_GAP_BYTES, UNIT_LOWER_CASE_ONLY, WHITESPACE,
+from provgate._search_py import (ASIDE_OPENERS, UNIT_ASCII_SPELLINGS, UNIT_DASHES, UNIT_GAP_BYTES, UNIT_LOWER_CASE_ONLY, WHITESPACE,
                                  WHITESPACE_CODEPOINTS)
 from provgate._search_py import check_max_spans, check_pair, check_start
 from provgate.errors import InvalidArgumentError
@@ -1048,13 +1048,24 @@ for _b in range(256):
 cdef enum:
     MAX_UNIT_GAP = 24      # the most gap bytes read between a figure and its unit
     MAX_RATE_WORD = 16     # the longest word read before a rate's "/" or "per"
-    MAX_SPELLINGS = 128
+    MAX_SPELLINGS = 256
     MAX_SPELLING = 16
 cdef byte_t SPELLING[MAX_SPELLINGS][MAX_SPELLING]
 cdef offset_t SPELLING_LEN[MAX_SPELLINGS]
 cdef bint SPELLING_LETTERS[MAX_SPELLINGS]
 cdef bint SPELLING_LOWER_ONLY[MAX_SPELLINGS]
 cdef offset_t N_SPELLINGS = len(UNIT_ASCII_SPELLINGS)
+# the dashes, minus signs, arrows and ";" look-alikes that glued to a figure ask a closer look
+cdef enum:
+    MAX_DASHES = 64
+cdef byte_t DASH[MAX_DASHES][4]
+cdef offset_t DASH_LEN[MAX_DASHES]
+cdef offset_t N_DASHES = len(UNIT_DASHES)
+assert N_DASHES <= MAX_DASHES and all(2 <= len(x) <= 4 for x in UNIT_DASHES)
+for _b, _dash in enumerate(UNIT_DASHES):
+    DASH_LEN[_b] = len(_dash)
+    for _i, _c in enumerate(_dash):
+        DASH[_b][_i] = _c
 cdef bint SPELLING_FIRST[256]  # (lower-case) a spelling's first byte: most words start with none
 for _b in range(256):
     SPELLING_FIRST[_b] = any(x[0] == _b for x in UNIT_ASCII_SPELLINGS)
@@ -1121,6 +1132,15 @@ cdef inline offset_t past_blanks(const byte_t* s, offset_t n, offset_t r) noexce
     return r
 
 
+cdef bint dash_at(const byte_t* s, offset_t n, offset_t g) noexcept nogil:
+    """Does one of the reference's UNIT_DASHES start at ``g``?"""
+    cdef offset_t k
+    for k in range(N_DASHES):
+        if g + DASH_LEN[k] <= n and memcmp(s + g, DASH[k], DASH_LEN[k]) == 0:
+            return True
+    return False
+
+
 cdef bint unit_after(const byte_t* s, offset_t n, offset_t i) noexcept nogil:
     """Does a unit follow the digit at ``i`` (the module doc of the reference)?"""
     cdef offset_t g = i + 1, lines = 0, w, r
@@ -1134,8 +1154,8 @@ cdef bint unit_after(const byte_t* s, offset_t n, offset_t i) noexcept nogil:
         r = past_blanks(s, n, r)
         if spelling_at(s, n, r, 1):
             return True
-    if g + 2 < n and s[g] == 0xE2 and s[g + 1] == 0x80 and 0x90 <= s[g + 2] <= 0x95:
-        return True  # (a dash or a Unicode hyphen glued to the figure, "30\u2014hours": a closer look)
+    if g < n and s[g] >= 0xC0 and dash_at(s, n, g):
+        return True  # (a dash, a minus or an arrow glued to the figure, "30\u2014hours": a closer look)
     if not UNIT_GAP[s[g]]:
         return False  # (a unit glued to the figure is part of the number's fact)
     while g < n and UNIT_GAP[s[g]] and g - i <= MAX_UNIT_GAP:

@@ -52,7 +52,7 @@ and that a unit follows, as an int64 array: the few places a figure may be writt
 unit after it, found in one pass, so the gate reads the words there only. After the digit:
 
 - a *gap*: 1 to 24 bytes of :data:`UNIT_GAP_BYTES` (blanks, a hyphen, markdown's ``* _ ` ~``,
-  a table cell's ``|``, a bracket ``[``, ``;`` and ``:``, line breaks) holding at most one ``\n``, and then either a unit's
+  a table cell's ``|``, a bracket ``[``, ``;``, ``:`` and ``=``, line breaks) holding at most one ``\n``, and then either a unit's
   ASCII spelling (:data:`UNIT_NAMES`, in any case but :data:`UNIT_LOWER_CASE_ONLY`) that no
   ASCII letter, digit or ``_`` goes on from, or a rate
   (a word of 1 to 16 ASCII letters, then ``/`` or `` per `` with blanks as written, then such
@@ -64,8 +64,9 @@ unit after it, found in one pass, so the gate reads the words there only. After 
 or a rate of nothing named: blanks as written, ``/``, blanks, a spelling of letters (``100/h``,
 ``$5/month``: red team 118, F27).
 
-or a dash or a Unicode hyphen (U+2010 to U+2015) right after the digit, which asks for a closer
-look: ``30\u2014hours``, ``30\u2011minute`` (red team 135, F06).
+or a dash or a Unicode hyphen (U+2010 to U+2015), or another of :data:`UNIT_DASHES` (a minus
+sign, an arrow, a look-alike of ``;``) right after the digit, which asks for a closer look:
+``30\u2014hours``, ``30\u2011minute`` (red team 135, F06), ``30\u2212hours`` (red team 137, F06).
 
 A unit glued to the figure (``30s``, ``26%``, ``30µs``) is part of the number's fact, not one.
 
@@ -143,6 +144,24 @@ UNIT_NAMES: dict[bytes, tuple[bytes, ...]] = {
     b"prime": (b"\xe2\x80\xb2",), b"dprime": (b"\xe2\x80\xb3",),
     b"km": (b"km", b"kilometer", b"kilometers", b"kilometre", b"kilometres"),
     b"mi": (b"mile", b"miles"),
+    # mass, volume and length, each unit its own name: "Weight 30 kg." summarized "Weight 30 mg."
+    # (or "30 \u338e", the squared symbol folded) changed the unit (red team 137, F06). "m" stays
+    # its own name (minutes or metres: gate._unit_grounded), and "in" is no unit (a preposition
+    # far more often: "30 in total"), "inch" is; nor "mi" ("minutes" cut at the end of the bytes
+    # gate._unit_at reads would read as miles)
+    b"ug": (b"\xc2\xb5g", b"\xce\xbcg", b"mcg", b"microgram", b"micrograms"),
+    b"mg": (b"mg", b"milligram", b"milligrams"),
+    b"g": (b"g", b"gram", b"grams"),
+    b"kg": (b"kg", b"kgs", b"kilo", b"kilos", b"kilogram", b"kilograms"),
+    b"t": (b"t", b"tonne", b"tonnes"), b"ton": (b"ton", b"tons"),
+    b"lb": (b"lb", b"lbs", b"pound", b"pounds"), b"oz": (b"oz", b"ounce", b"ounces"),
+    b"ml": (b"ml", b"mL", b"millilitre", b"millilitres", b"milliliter", b"milliliters"),
+    b"l": (b"l", b"litre", b"litres", b"liter", b"liters"),
+    b"um": (b"\xc2\xb5m", b"\xce\xbcm", b"micron", b"microns", b"micrometre", b"micrometres"),
+    b"mm": (b"mm", b"millimetre", b"millimetres", b"millimeter", b"millimeters"),
+    b"cm": (b"cm", b"centimetre", b"centimetres", b"centimeter", b"centimeters"),
+    b"metre": (b"metre", b"metres", b"meter", b"meters"),
+    b"inch": (b"inch", b"inches"), b"ft": (b"ft", b"foot", b"feet"), b"yd": (b"yd", b"yds", b"yard", b"yards"),
     # a rate written as one word: what it counts and its period, as "100 req/s" names them
     # (gate._unit_named, gate._counted): "100 req/min" -> "100 rps" changed the period (red team
     # 118, F27)
@@ -153,15 +172,27 @@ UNIT_NAMES: dict[bytes, tuple[bytes, ...]] = {
 UNIT_ASCII_SPELLINGS = tuple(sorted({x for xs in UNIT_NAMES.values() for x in xs if x.isascii()}))
 # the spellings read in lower case only: upper-cased they are words ("2 US regions", "a 3 D
 # render", "5 M users"; red team 116, F18); the others are read in any case ("12 GB", "30 Sec")
-UNIT_LOWER_CASE_ONLY = frozenset((b"us", b"d", b"m", b"h", b"s"))
+# (and "ml" and "mL" as written: "3 ML models" is machine learning)
+UNIT_LOWER_CASE_ONLY = frozenset((b"us", b"d", b"m", b"h", b"s", b"g", b"t", b"ml", b"mL"))
 # the bytes unit_leads reads between a figure and its unit
 # (and "[": a unit in brackets or a markdown link's text, "Wait 5 [minutes]", red team 118, F09)
 # (and ";" and ":": "30 ;; hours", "30 : hours" read as 30 hours; no prose puts either between a
 # figure and a unit's word, so a summary that does hides its unit: red team 135, F06. "," and "."
 # end a clause or a sentence, "30, hours later", and are no gap)
-UNIT_GAP_BYTES = frozenset(b" \t\r\n-*_`~|[;:")
+# (and "=": "30 = hours" hid its unit as "30 : hours" did, red team 137, F06)
+UNIT_GAP_BYTES = frozenset(b" \t\r\n-*_`~|[;:=")
 # (as a regular expression: the run, as long as the lookahead allows, then at most one line break)
-UNIT_GAP_RUN = rb"(?=[ \t\r\n*_`~|\[;:-]{1,24}(?![ \t\r\n*_`~|\[;:-]))[ \t\r*_`~|\[;:-]*\n?[ \t\r*_`~|\[;:-]*"
+UNIT_GAP_RUN = rb"(?=[ \t\r\n*_`~|\[;:=-]{1,24}(?![ \t\r\n*_`~|\[;:=-]))[ \t\r*_`~|\[;:=-]*\n?[ \t\r*_`~|\[;:=-]*"
+# the dashes, minus signs, arrows and look-alikes of ";" and ":" that a reader reads past between a
+# figure and its unit as the gap's "-", ";" and ":" (gate._UNIT_SIGNS folds them so): glued to the
+# figure they ask a closer look ("30\u2014hours", red team 135, F06; "30 \u2212 hours", "30 \u2192
+# hours", "30 \u037e hours", red team 137, F06; apart, their first byte, from 0x80, asks it)
+UNIT_DASH_CODEPOINTS: tuple[int, ...] = (
+    *range(0x2010, 0x2016), 0x2212, 0x2043, 0x2053, 0x2E17, 0x2E1A, 0x2E3A, 0x2E3B, 0x2E40, 0x301C, 0x3030,
+    0xFE31, 0xFE32, 0xFE58, 0xFE63, *range(0x2190, 0x219A), 0x21D2, 0x21D4, 0x27F6, 0x27F9,
+)  # fmt: skip
+UNIT_SEMICOLON_CODEPOINTS: tuple[int, ...] = (0x037E, 0xFE54, 0xFE55, 0xFE13, 0xFE14, 0x2236, 0xA789)
+UNIT_DASHES: tuple[bytes, ...] = tuple(chr(c).encode("utf-8") for c in UNIT_DASH_CODEPOINTS + UNIT_SEMICOLON_CODEPOINTS)
 
 
 def _spelled(spellings: list[bytes]) -> bytes:
@@ -172,7 +203,7 @@ def _spelled(spellings: list[bytes]) -> bytes:
 
 
 _UNIT_LEAD = re.compile(
-    rb"[0-9](?=\xe2\x80[\x90-\x95]|" + UNIT_GAP_RUN
+    rb"[0-9](?=(?:" + b"|".join(re.escape(x) for x in UNIT_DASHES) + rb")|" + UNIT_GAP_RUN
     + rb"(?:[\x1b\x80-\xff]|" + _spelled(list(UNIT_ASCII_SPELLINGS))
     + rb"|[A-Za-z]{1,16}(?:[ \t]*/[ \t]*|[ \t]+(?i:per)[ \t]+)" + _spelled([x for x in UNIT_ASCII_SPELLINGS if x.isalpha()])
     + rb"|[A-Za-z]{2,16}[ \t]+" + _spelled([x for x in UNIT_ASCII_SPELLINGS if x.isalpha() and len(x) >= 2])

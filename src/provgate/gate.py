@@ -88,7 +88,13 @@ from provgate._quotations import asked_quotations, asks_outside_code_spans
 from provgate._scanner import fold_digits, span_values
 from provgate._scanner_py import _tilde_underline, normalize_value
 from provgate._search import aside_leads, marks_held, unit_leads, version_word_leads
-from provgate._search_py import UNIT_GAP_RUN, UNIT_LOWER_CASE_ONLY, UNIT_NAMES
+from provgate._search_py import (
+    UNIT_DASH_CODEPOINTS,
+    UNIT_GAP_RUN,
+    UNIT_LOWER_CASE_ONLY,
+    UNIT_NAMES,
+    UNIT_SEMICOLON_CODEPOINTS,
+)
 from provgate._textnorm import same_after_normalisation, same_words
 from provgate._textnorm_py import (
     normalize_whitespace as normalize_whitespace,  # the rule, re-exported here
@@ -5408,6 +5414,15 @@ class _Check:
             for o, ends in leads.items():
                 if post_blocks[asked[o]].derived and (found := _figures_bracketed(texts[o], ends)):
                     bracketed[o] = found
+        for o, j in enumerate(asked):
+            if post_blocks[j].derived and b"|"[0] in texts[o] and b"-"[0] in texts[o] and (
+                    columns := _header_units(texts[o])):
+                # a summary's table header gives its column's figures its unit, as its brackets do
+                # ("| timeout (hours) |" over "| 30 |" of "Set timeout 30 minutes.": red team 137,
+                # F06), checked as theirs against the units the sources give, their tables' too
+                found = bracketed.setdefault(o, {})
+                for figure, units in columns.items():
+                    found.setdefault(figure, set()).update(units)
         if not hits and not bracketed:
             return
         by_block: dict[int, list[int]] = {}
@@ -5470,6 +5485,9 @@ class _Check:
                         if (h, figure, True) not in asides:
                             asides[h, figure, True] = _bracketed_units_of_figure(as_read[h], figure)
                         given |= asides[h, figure, True]
+                        if (columns := headed.get(h)) is None:
+                            columns = headed[h] = _table_units(as_read[h])
+                        given |= columns.get(figure, set())
                     if given and not _units_given(more, given):
                         unit = min(u for u in more if not _units_given((u,), given)).decode()
                         invariant = "I2" if rewritten and not block.derived else "I1"
@@ -5518,13 +5536,8 @@ class _Check:
                     # and a markdown table's header ("| service | timeout (s) |": F14), each
                     # source's tables read once
                     for h, _ in sources:
-                        columns = headed.get(h)
-                        if columns is None:
-                            columns = headed[h] = _header_units(as_read[h]) if b"|" in as_read[h] and b"-" in as_read[h] else {}
-                            if b"|" in as_read[h]:
-                                # (and a key-value row's key: "| delay(ms) | 300 |", red team 121, F08)
-                                for figure_in_row, units in _row_key_units(as_read[h]).items():
-                                    columns.setdefault(figure_in_row, set()).update(units)
+                        if (columns := headed.get(h)) is None:
+                            columns = headed[h] = _table_units(as_read[h])
                         sources_say |= columns.get(figure, set())
                     if _KEY_MIN in sources_say:
                         # a key's "min": minutes against a period stated, else a minimum (F06)
@@ -19039,7 +19052,8 @@ _UNITS.update((spelling, spelling) for spelling in (b"Kb", b"Mb", b"Gb", b"Tb"))
 # a unit glued to the figure ("26%", "30s") is part of the number's fact
 _UNIT_GAP = UNIT_GAP_RUN
 # (and a prime and a double prime, "30 \u2032", "30 \u2033": red team 135, F06)
-_UNIT_WORD = rb"([A-Za-z]+|%|\xc2\xb5s(?:ecs?)?|\xce\xbcs(?:ecs?)?|\xc2[\xb0\xba][ \t]?[CFcf]|\xe2\x84[\x83\x89]|\xe2\x80[\xb0\xb2\xb3])(?![0-9A-Za-z_])"
+# (and micrograms and micrometres, "30 \u00b5g", "30 \u03bcm": red team 137, F06)
+_UNIT_WORD = rb"([A-Za-z]+|%|\xc2\xb5(?:s(?:ecs?)?|[gm])|\xce\xbc(?:s(?:ecs?)?|[gm])|\xc2[\xb0\xba][ \t]?[CFcf]|\xe2\x84[\x83\x89]|\xe2\x80[\xb0\xb2\xb3])(?![0-9A-Za-z_])"
 # a rate: "40 MB/s", "100 req/s", "100 requests per minute"
 _UNIT_RATE = rb"(?:(?:[ \t]*/[ \t]*|[ \t]+[Pp][Ee][Rr][ \t]+)" + _UNIT_WORD + rb")?"
 # or a rate of nothing named, "/" right after the figure ("100/h", "$5/month": red team 118, F27;
@@ -19310,7 +19324,7 @@ def _unit_grounded(stated: bytes, given: bytes) -> bool:
     (a summary's, a rewrite's)? The same unit (:func:`_same_unit`), or where either is a
     capital's lower-case b (``Gb``, :data:`_BITS_OR_BYTES`): stated, bits; given, bits or bytes
     (bits only in a rate, ``Gb/s``)."""
-    if _same_unit(stated, given):
+    if _same_unit(stated, given) or (stated, given) in _M_READ_AS:
         return True
     if stated.islower() and given.islower():
         return False  # (no capital either side, so no capital's b: most units)
@@ -19320,6 +19334,13 @@ def _unit_grounded(stated: bytes, given: bytes) -> bool:
     if _same_unit(bits, _BITS_OR_BYTES_IN.sub(_as_bits, given)):
         return True
     return b"/" not in given and _same_unit(bits, _BITS_OR_BYTES_IN.sub(_as_bytes, given))
+
+
+# "m", minutes or metres (its own name), as a summary may write either and a reader takes it:
+# "5 metres" or "5 minutes" summarized "5 m" keeps the unit, and "5 m" summarized "5 metres"
+# reads it as the metre's symbol (red team 137, F06: "metre" is a unit now, and an honest "Ran 5 m"
+# -> "Ran 5 metres" would have been refused). "5 m" summarized "5 min" stays refused (its limit)
+_M_READ_AS = frozenset(((b"m", b"min"), (b"m", b"metre"), (b"metre", b"m")))
 
 
 # a capital's lower-case b (red team 137, F05): tools write "Mem: 16Gb" and "model.bin 350Mb" for
@@ -19844,9 +19865,13 @@ _BRACKET_WORD = re.compile(rb"(?<![0-9A-Za-z_])(?:[A-Za-z]+|\xc2\xb5[A-Za-z]*|\x
 # (and a dash or a Unicode hyphen "--", as a reader reads "30\u2014hours" and "30\u2011minute": the
 # unit after it is the figure's, as after "30 -- hours" and "30-minute", red team 135, F06; "--",
 # so an aside between two dashes, "30 \u2014 roughly \u2014 hours", is read as between two "--")
+# (and a minus sign, an arrow, the other dashes and the look-alikes of ";" and ":" that unit_leads
+# reads, as "--" and ";": "30 \u2212 hours", "30 \u2192 hours", "30 \u037e hours" hid the unit,
+# red team 137, F06)
 _UNIT_SIGNS = str.maketrans({"\u212a": "K", "\u2103": "\u00b0C", "\u2109": "\u00b0F",
                              "\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u2007": " ", "\u205f": " ",
-                             **dict.fromkeys(map(chr, range(0x2010, 0x2016)), "--"),
+                             **dict.fromkeys(map(chr, UNIT_DASH_CODEPOINTS), "--"),
+                             **dict.fromkeys(map(chr, UNIT_SEMICOLON_CODEPOINTS), ";"),
                              **{chr(c): unicodedata.normalize("NFKC", chr(c)).replace("\u2215", "/")
                                 for c in range(0x3380, 0x33E0) if c != 0x33D4}})
 
@@ -20444,6 +20469,17 @@ def _header_units(text: bytes) -> dict[bytes, set[bytes]]:
                     out.setdefault(_figure_number(figure.group(1)), set()).add(unit)
             at = end + 1
     return out
+
+
+def _table_units(text: bytes) -> dict[bytes, set[bytes]]:
+    """Each figure of a markdown table of ``text`` -> the units its column's header
+    (:func:`_header_units`) or its row's key (:func:`_row_key_units`: ``| delay(ms) | 300 |``, red
+    team 121, F08) names."""
+    columns = _header_units(text) if b"|" in text and b"-" in text else {}
+    if b"|" in text:
+        for figure_in_row, units in _row_key_units(text).items():
+            columns.setdefault(figure_in_row, set()).update(units)
+    return columns
 
 
 def _row_key_units(text: bytes) -> dict[bytes, set[bytes]]:
