@@ -13,7 +13,13 @@ from __future__ import annotations
 import pytest
 from gate_helpers import assert_accepted, find, store_with, summary, tool
 
-from provgate.gate import Gate, _file_scopes, _resource_name, _resource_name_text, _resource_names
+from provgate.gate import (
+    Gate,
+    _file_scopes,
+    _resource_name,
+    _resource_name_text,
+    _resource_names,
+)
 
 A = "retries: 3\n"
 B = "retries: 5\n"
