@@ -5600,11 +5600,9 @@ class _Check:
                         continue
                     k = index.get(resource)
                     if k is None:
-                        name = resource.partition(":")[2] or resource
-                        inner = extract(b"x " + name.encode("utf-8", "surrogatepass") + b"\n")
                         k = index[resource] = len(sets)
                         pages.append(_page_numbers(resource))
-                        sets.append(SortedFingerprints(unique_counts(np.concatenate([inner.fp_value, inner.fp_fact]))[0]))
+                        sets.append(_resource_name_fingerprints(resource))
                     if k not in group:
                         group.append(k)
             groups.append(group)
@@ -22085,6 +22083,7 @@ _LEAD_MARKS = b" \t*_`\"'(["
 _NAMES_LISTED = 8  # (how far back a list of names is read)
 _NEWLINE = re.compile(rb"\n")
 _RESOURCE_NAMES_KEPT = 1 << 16  # (resources whose names a gate keeps)
+_PATH_TAILS_KEPT = 12  # (the tails of a read's path a summary may name it by: _resource_name_text)
 _LEAD_REACH = 64
 _PLACES_LOOKED_AT = 8
 _QUICK_LOOKS = 64
@@ -22137,6 +22136,41 @@ def _resource_name(resource: str) -> tuple[bytes, bytes | None]:
     return name, leaf if leaf and leaf != name and len(leaf) >= 3 else None
 
 
+@functools.lru_cache(maxsize=_RESOURCE_NAMES_KEPT)  # (the reads of a session name the same few files)
+def _resource_name_fingerprints(resource: str) -> SortedFingerprints:
+    """The fingerprints of the facts of :func:`_resource_name_text` (read only): a resource's
+    names with their tails are three or more lines to extract, each check a block's leftover
+    facts are looked up among its reads' names (~65 us more a resource, once a process now)."""
+    inner = extract(_resource_name_text(resource))
+    return SortedFingerprints(unique_counts(np.concatenate([inner.fp_value, inner.fp_fact]))[0])
+
+
+def _resource_name_text(resource: str) -> bytes:
+    """A text naming ``resource`` by each name a summary may give it, one a line: the tag's name
+    (``file:`` dropped), and for a file's path the tails of the path after each ``/`` and the
+    path after ``./``. A summary names the files it read by their names alone or shorter paths
+    ("a.yaml", "dev/app.yaml" of ``file:config/dev/app.yaml``), which a read's text does not
+    hold (red team 137, F09); a tail cut inside a directory's or file's name ("onfig/a.yaml",
+    "g/a.yaml"), another directory ("prod/a.yaml") or a root ("/a.yaml", "./a.yaml") is no
+    name of it. A URL or a tag with blanks (a command) has no tails: a page's path is not a
+    file read, nor a command's argument what it printed. The last _PATH_TAILS_KEPT tails
+    only, so a path of many directories costs a few times its length."""
+    name = resource.partition(":")[2] or resource
+    forms = [name, name.partition("#")[0]]
+    path = name.partition("#")[0]
+    if "/" in path and not path.startswith("//") and "://" not in resource and not any(c.isspace() for c in path):
+        cut = len(path)
+        for _ in range(_PATH_TAILS_KEPT):
+            cut = path.rfind("/", 0, cut)
+            if cut < 0:
+                break
+            if path[cut + 1:cut + 2] not in ("", "/"):  # (no tail rooted at an empty directory's "//")
+                forms.append(path[cut + 1:])
+        if not path.startswith(("/", "../", "~")):
+            forms.append(path if path.startswith("./") else "./" + path)
+    return b"".join(b"x " + form.encode("utf-8", "surrogatepass") + b"\n" for form in dict.fromkeys(forms))
+
+
 @functools.lru_cache(maxsize=_RESOURCE_NAMES_KEPT)
 def _resource_look(resource: str) -> bytes:
     """What a text naming ``resource`` holds (:func:`_resource_name`): the file's name alone,
@@ -22154,9 +22188,10 @@ def _names_of_resources(resources: frozenset[str]) -> Mapping[bytes, tuple[froze
 def _resource_names(named: Mapping[str, tuple[bytes, bytes | None]]) -> dict[bytes, tuple[frozenset[str], bool]]:
     """Name -> (the resources it may name, whether they are more than one), for the names
     (:func:`_resource_name`) of each resource of ``named`` at least 3 bytes long: a path its
-    own; a file's name alone the resources it ends (``app.yaml`` of ``dev/app.yaml`` and
-    ``prod/app.yaml`` names one of the two: a value neither holds is no value of it, red team
-    137, F12)."""
+    own; a file's name alone, or a shorter tail of its path ("dev/app.yaml" of
+    ``config/dev/app.yaml``: I1 grounds such tails by the read's resource), the resources it
+    ends (``app.yaml`` of ``dev/app.yaml`` and ``prod/app.yaml`` names one of the two: a value
+    neither holds is no value of it, red team 137, F12)."""
     names: dict[bytes, tuple[frozenset[str], bool]] = {}
     leaves: dict[bytes, set[str]] = {}
     for resource, (name, leaf) in named.items():
@@ -22164,6 +22199,16 @@ def _resource_names(named: Mapping[str, tuple[bytes, bytes | None]]) -> dict[byt
             names[name] = (frozenset((resource,)), False)
         if leaf is not None:
             leaves.setdefault(leaf, set()).add(resource)
+            # (the tails between the file's name and its whole path, as _resource_name_text
+            # grounds them: a summary naming "dev/app.yaml" and "prod/app.yaml" gives each its
+            # own values, and swapped was accepted once the tails were grounded)
+            cut = len(name) - len(leaf) - 1
+            for _ in range(_PATH_TAILS_KEPT - 1):
+                cut = name.rfind(b"/", 0, cut)
+                if cut < 0:
+                    break
+                if name[cut + 1:cut + 2] != b"/":
+                    leaves.setdefault(name[cut + 1:], set()).add(resource)
     for leaf, owners in leaves.items():
         if leaf not in names:
             names[leaf] = (frozenset(owners), len(owners) > 1)
