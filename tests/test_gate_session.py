@@ -773,3 +773,34 @@ def test_a_phase_running_several_rules_reports_their_time_together(monkeypatch):
         gate_module._Check._timed(check, "I1", lambda: None)
     gate_module._Check._timed(check, "I2", lambda: None)
     assert check.timings == {"I1": 3000.0, "I2": 1000.0}
+
+
+def test_a_checks_state_read_from_the_class_is_immutable_and_never_carried_to_the_next_check():
+    # _Check keeps the state that starts as None, False, 0 or an empty frozenset on the class
+    # (the next edit paid the instance dict's growth on every check): a mutable default there
+    # would be one object shared by every check of every gate, and what one check put in it
+    # would be read by the next
+    from provgate import gate as gate_module
+    from provgate.window import Edit
+
+    immutable = (type(None), bool, int, float, str, frozenset, tuple)
+    defaults = {name: value for name, value in vars(gate_module._Check).items()
+                if not name.startswith("__") and not callable(value)
+                and not isinstance(value, (property, staticmethod, classmethod))}
+    assert defaults, "the class-level defaults were moved back to __init__: drop this test"
+    assert {name: type(v).__name__ for name, v in defaults.items() if not isinstance(v, immutable)} == {}
+
+    # a check that sets them (pins taken up, a violation counted past the limit) leaves the
+    # class's values as they were, and the next check starts from them
+    gate = gate_for({"tool:a": "retries=3\n"})
+    pre = Window([tool("t", "tool:a", "retries=3\n"), blk("a", "assistant", "retries is 3. [src:a]")])
+    post = Window([tool("t", "tool:a", "retries=3\n"), blk("a", "assistant", "retries is  3. [src:a]")])
+    first = gate_module._Check(gate, Edit("rewrite", pre, post), 0.95, gate._sticky)
+    assert first.run("reject", 0).accepted
+    assert "_beyond_flags" in vars(first)  # (set by this check, on itself)
+    first.dropped_violations += 2
+    assert first.dropped_violations == 2 and gate_module._Check.dropped_violations == 0
+    assert {name: getattr(gate_module._Check, name) for name in defaults} == defaults
+    second = gate_module._Check(gate, Edit("rewrite", pre, post), 0.95, gate._sticky)
+    assert second.dropped_violations == 0 and second._beyond_flags is None and second.touched is None
+    assert gate.check(pre, post, operator="rewrite").accepted

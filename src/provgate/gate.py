@@ -3555,6 +3555,48 @@ class _GonePins:
 class _Check:
     """The state of one check: built in phases, each timed."""
 
+    # The per-check state whose start is None, False, 0 or an empty frozenset, read from the
+    # class until a check sets its own: a check used to store each of them in __init__, and the
+    # next edit of a session paid the instance dict's growth to ~90 entries on every check
+    # (immutable values only: a dict or set here would be shared by every check).
+    _pinned_positions: list[int] | None = None
+    _free: set[int] | None = None  # those R lets go in this edit (_free_text_pins)
+    _beyond_flags: tuple[list[str], frozenset[str], frozenset[str]] | None = None  # (pins_beyond_flags)
+    _kept: tuple[list[tuple[int, int | None, str | None]], set[str], set[str]] | None = None  # (_pins_kept)
+    _kept_norm_handles: set[str] | None = None  # (_kept_norms)
+    dropped_violations: int = 0
+    _changed_cites: list[tuple[int, frozenset[str]]] | None = None  # (changed block, handles its markers cite)
+    _pre_cites: tuple[dict[int, set[str]], dict[str, list[int]]] | None = None  # (_pre_citations)
+    _covered: tuple[set[str], dict[str, str]] | None = None
+    _changed_ids: set[str] | None = None  # ids and provenance of the changed post blocks (I4)
+    _claimed: frozenset[str] = frozenset()  # every eviction record, even one that covers nothing
+    _voided: bool = False  # an eviction record of a handle a post block still carries was given (_covering)
+    _agent_derived_handles: set[str] | None = None  # I5 (_agent_derived)
+    masked_ids: frozenset[str] = frozenset()  # the post blocks checked as a placeholder (_masking)
+    masked_post: _Side | None = None  # the caller's post window, when masking changed the checked one
+    touched: list[int] | None = None  # an edit in place: the positions that changed or moved
+    _names: tuple[frozenset[str], Iterable[str]] | None = None
+    _cited: set[str] | None = None
+    _kept_texts: Callable[[bytes], bool] | None = None
+    ingested: frozenset[str] = frozenset()  # the handles this edit's inline sources added to the store
+    _edge_through: dict[str, frozenset[str]] | None = None
+    _handle_tags: dict[str, str] | None = None  # I4: handle -> the resource a pre read carrying it is tagged
+    _post_texts: set[bytes] | None = None  # post's text digests, when structure made them
+    _kept_facts: bool | None = None  # I2: _facts_kept_in_place, once asked
+    _reworded: list[tuple[int, int]] | None = None  # I2: _reworded_in_place, once asked
+    # I4: pre read -> (place, ts) in the session's read log, for the resources whose window
+    # order contradicts the log (_log_keys)
+    _log_ordered: dict[int, tuple[int, float | None]] | None = None
+    _kept_by_name: dict[str, list[int]] | None = None  # (_kept_citing)
+    _every_post: set[int] | None = None  # (_weighed_blocks)
+    _text_reads: dict[str, frozenset[str]] | None = None  # (_text_handle_reads)
+    _text_inverse: dict[str, set[str]] | None = None  # (_texts_of_reads)
+    _unlogged_filed: tuple[dict[str, str], frozenset[str]] | None = None  # (_unlogged_resources)
+    _derived_bytes: tuple[list[int], list[bytes], bytes, list[int]] | None = None  # (_derived_joined)
+    _kept_summaries: dict[str, list[int]] | None = None  # (_with_kept_summaries)
+    _new_reads: dict[str, str] | None = None  # (the same, for the edges: _new_reads_filed)
+    _read_handles: set[str] | None = None  # (the handles the pre window's primary blocks carry)
+
     def __init__(self, gate: Gate, edit: Edit, floor: float, sticky: _StickyPins,
                  pinned_norms: frozenset[str] | None = None, renderings: frozenset[str] | None = None) -> None:
         self.gate = gate
@@ -3570,45 +3612,25 @@ class _Check:
         # when they are still the session's)
         self.started_with = (sticky, self.pinned_norms, self.renderings)
         self.respaced: set[int] = set()  # pre blocks found as a pinned page re-rendered (pinned_positions)
-        self._pinned_positions: list[int] | None = None
         self._text_only: set[int] = set()  # pinned only by a sticky pinned text (pinned_positions)
-        self._free: set[int] | None = None  # those R lets go in this edit (_free_text_pins)
         self._free_with: dict[int, list[str]] = {}  # (_free_text_pins) free pre block -> its flagged holders' handles
-        self._beyond_flags: tuple[list[str], frozenset[str], frozenset[str]] | None = None  # (pins_beyond_flags)
-        self._kept: tuple[list[tuple[int, int | None, str | None]], set[str], set[str]] | None = None  # (_pins_kept)
-        self._kept_norm_handles: set[str] | None = None  # (_kept_norms)
         # each block R refused as a summary of a pinned block (Gate._refused_summaries)
         self.refused_summaries: list[tuple[bytes, frozenset[str]]] = []
         self.violations: list[Violation] = []
-        self.dropped_violations = 0
         # I2: a dropped fact's violation (by its place in violations) -> the ids of every pre
         # block that held it, of which the violation names the first (_reclassified_window)
         self._drop_holders: dict[int, set[str]] = {}
         self.timings: dict[str, float] = {}
-        self._changed_cites: list[tuple[int, frozenset[str]]] | None = None  # (changed block, handles its markers cite)
-        self._pre_cites: tuple[dict[int, set[str]], dict[str, list[int]]] | None = None  # (_pre_citations)
-        self._covered: tuple[set[str], dict[str, str]] | None = None
-        self._changed_ids: set[str] | None = None  # ids and provenance of the changed post blocks (I4)
         self._changed_refs: set[str] = set()
         self._rewrites_kept: dict[int, bool] = {}  # I4: pre read -> kept rewritten in place (_read_kept)
-        self._claimed: frozenset[str] = frozenset()  # every eviction record, even one that covers nothing
-        self._voided = False  # an eviction record of a handle a post block still carries was given (_covering)
-        self._agent_derived_handles: set[str] | None = None  # I5 (_agent_derived)
         self.counts = {"pre": 0, "post": 0, "introduced": 0, "dropped": 0, "superseded": 0, "evicted": 0}
-        self.masked_ids: frozenset[str] = frozenset()  # the post blocks checked as a placeholder (_masking)
-        self.masked_post: _Side | None = None  # the caller's post window, when masking changed the checked one
         # (pre block, post block) -> its word alignment (:meth:`_word_alignment`), shared by the
         # I2 rules that read one
         self._alignments: dict[tuple[int, int], tuple[Any, ...]] = {}
         self._words: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray, bytes]] = {}
         self.retention: float | None = None
         # made on first use, where a phase needs them
-        self.touched: list[int] | None = None  # an edit in place: the positions that changed or moved
-        self._names: tuple[frozenset[str], Iterable[str]] | None = None
-        self._cited: set[str] | None = None
-        self._kept_texts: Callable[[bytes], bool] | None = None
         self._stale_bases: dict[tuple[int, tuple[int, ...]], _StaleBasis | None] = {}  # I4, per resource
-        self.ingested: frozenset[str] = frozenset()  # the handles this edit's inline sources added to the store
         self._fresh_answers: dict[tuple[int, bool, Any], bool] = {}  # I4: _fresh, per block
         # I4: per post block, the newest pre block it comes from, overall and per resource
         # (_newest_origin; red team 49, F03)
@@ -3619,42 +3641,25 @@ class _Check:
         self._edge_ranks: dict[str, dict[str, int]] = {}
         self._edge_newests: dict[tuple[int, str | None], tuple[int, int | None]] = {}
         self._origin_holders: dict[int, dict[str, list[int]]] = {}  # (_origins_by_handle)
-        self._edge_through: dict[str, frozenset[str]] | None = None
         self._edge_leaves: dict[str, frozenset[str]] = {}  # (_leaves_below of _edge_through's handles)
         self._comes_from_read: dict[int, set[str]] = {}  # I4: _from_a_read_of, the resources a block's reads read
-        self._handle_tags: dict[str, str] | None = None  # I4: handle -> the resource a pre read carrying it is tagged
         self._summary_datings: dict[str, _SummaryDating] = {}  # I4: _summary_newer_than, per post summary
         # I4: _origins per block (an edge per file of one summary rebuilt them: red team 57, F02)
         self._origins_of: dict[int, list[int] | None] = {}
-        self._post_texts: set[bytes] | None = None  # post's text digests, when structure made them
         self.speaker_lost: list[int] = []  # pre blocks dropped as copies another speaker's block holds
         self.cited_names: dict[str, str] = {}  # marker name -> the one handle it cites (I1's blocks)
         self.reads_logged: dict[str, list[tuple[str, float | None, str | None]]] = {}  # what the check added to the read log
         self._by_resource_name: set[Any] = set()  # groundings that took a read's resource name (I1)
         self._dotted_said: dict[int, list[tuple[list[bytes], bytes, int, int]]] = {}
         self._stale_reported: set[tuple[Any, ...]] = set()  # (_violate_stale)
-        self._kept_facts: bool | None = None  # I2: _facts_kept_in_place, once asked
         self._reserialized: dict[int, int] = {}  # I2: _reserialized_json, once asked
-        self._reworded: list[tuple[int, int]] | None = None  # I2: _reworded_in_place, once asked
-        # I4: pre read -> (place, ts) in the session's read log, for the resources whose window
-        # order contradicts the log (_log_keys)
-        self._log_ordered: dict[int, tuple[int, float | None]] | None = None
         self._unlogged: dict[str, str] = {}  # the pre window's reads new to the log -> the resource it files them under
         self._removed_from: dict[str, frozenset[str] | None] = {}  # (_resources_removed)
-        self._kept_by_name: dict[str, list[int]] | None = None  # (_kept_citing)
-        self._every_post: set[int] | None = None  # (_weighed_blocks)
         self._block_reads_memo: dict[int, dict[str, set[str]]] = {}  # (_block_reads)
         self._unkeyed_memo: dict[int, tuple[_Facts, set[tuple[int, int]]]] = {}  # (_unkeyed_of)
         self._kv_index_memo: dict[int, tuple[_Facts, _KvIndex | None]] = {}  # (_gather_left_values)
-        self._text_reads: dict[str, frozenset[str]] | None = None  # (_text_handle_reads)
         self._text_reads_memo: dict[str, frozenset[str]] = {}  # (_reads_of_text)
-        self._text_inverse: dict[str, set[str]] | None = None  # (_texts_of_reads)
-        self._unlogged_filed: tuple[dict[str, str], frozenset[str]] | None = None  # (_unlogged_resources)
-        self._derived_bytes: tuple[list[int], list[bytes], bytes, list[int]] | None = None  # (_derived_joined)
-        self._kept_summaries: dict[str, list[int]] | None = None  # (_with_kept_summaries)
-        self._new_reads: dict[str, str] | None = None  # (the same, for the edges: _new_reads_filed)
         self._reads_before: dict[str, bool] = {}  # I4: _read_before, per resource
-        self._read_handles: set[str] | None = None  # (the handles the pre window's primary blocks carry)
         # I4: pre read holding several logged reads of its resource -> (the newest of them, its
         # place in the log's order, the places of the resource's reads) (_log_order)
         self._log_spread: dict[int, tuple[str, int, dict[int, tuple[int, float | None]]]] = {}
