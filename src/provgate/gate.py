@@ -6893,6 +6893,7 @@ class _Check:
             # 30 minutes" kept every fact)
             if numbers:
                 self._check_units_kept(i, j, pre_rows, post_rows)
+                self._check_outcome_words_kept(i, j, pre_rows, post_rows)
             # and their names (red team 116, F06: "db-01 has 12 GB, db-02 has 34 GB" ->
             # "db-02 has 12 GB, db-01 has 34 GB" swapped the names, not the figures)
             repaired()
@@ -6977,6 +6978,29 @@ class _Check:
                      block=b.id, handle=(b.handles or (None,))[0], key=span.key, value=span.value,
                      evidence={"span": [span.start, span.end], "text": span.text, "change": "traded_in_place",
                                "names": sorted([show(name), show(other)]), "figures": sorted([show(lost), show(gained)])})
+
+    def _check_outcome_words_kept(self, i: int, j: int, pre_rows: list[int], post_rows: list[int]) -> None:
+        """Each figure a block rewritten in place keeps in order keeps the outcome word after
+        it, as it keeps its unit: ``12 passed`` -> ``12 failed``, ``3 errors`` -> ``3 warnings``
+        kept every fact (a lower-case word is none) and were accepted as lossless (red team 138,
+        F15). Asked only where either text has a figure with an outcome word after it."""
+        pre_text, post_text = self.pre_facts[i].table.data, self.post_facts[j].table.data
+        if _OUTCOME_LEAD_BYTES.search(pre_text) is None and _OUTCOME_LEAD_BYTES.search(post_text) is None:
+            return
+        pre_table, post_table = self.pre_facts[i].table, self.post_facts[j].table
+        for r, e_pre, e_post in zip(post_rows, pre_table.end[pre_rows].tolist(), post_table.end[post_rows].tolist()):
+            before, after = _outcome_word_at(pre_text, e_pre), _outcome_word_at(post_text, e_post)
+            if before == after or (before not in _OUTCOME_NAMES and after not in _OUTCOME_NAMES):
+                continue
+            b = self.edit.post[j]
+            span = post_table.span(r)
+            was, now = (before or b"(none)").decode(), (after or b"(none)").decode()
+            self.violate("I2", f"{self.edit.operator} changed the word after {span.value!r} in block {b.id!r} from "
+                         f"{was!r} to {now!r}: a lossless operator keeps a count's outcome word",
+                         block=b.id, handle=(b.handles or (None,))[0], key=span.key, value=span.value,
+                         evidence={"span": [span.start, span.end], "text": span.text, "change": "outcome_changed",
+                                   "pre_word": was, "post_word": now})
+            return
 
     def _check_units_kept(self, i: int, j: int, pre_rows: list[int], post_rows: list[int]) -> None:
         """Each figure a block rewritten in place keeps in order keeps the unit after it: a unit
@@ -8373,6 +8397,100 @@ class _Check:
         self._check_logged_units(touched)
         self._check_read_order()
         self._check_left_reads()
+        self._check_run_outcomes()
+
+    def _check_run_outcomes(self) -> None:
+        """Two runs of one command (reads sharing a ``resource``, or untagged tool outputs whose
+        first line echoes one command, ``$ pytest -q``) whose outcomes differ (``1 failed, 11
+        passed``, then ``12 passed``; ``Found 1 error``, then a clean build; ``exit code 1``
+        then ``0``) are two different reads of one resource. A new or changed block coming from
+        them that states an older run's outcome and none of the newest run's, while the newest
+        run has left the window, kept the stale read alone: I4 (red team 138, F09: the key=value
+        rule had nothing to pair, so "pytest: 12 passed" over a newer failing run was accepted).
+        Only blocks stating an outcome mark are looked at, so most edits cost one search."""
+        edit = self.edit
+        post_blocks = edit.post.blocks
+        cited = dict(self._changed_citations())
+        restating = [j for j in (*self.changed, *self.reclaimed)
+                     if (post_blocks[j].derived or j in cited) and _OUTCOME_LEAD.search(post_blocks[j].text)]
+        if not restating:
+            return
+        outcomes: dict[int, frozenset[tuple[str, str]]] = {}
+        groups = self._runs_of_commands(outcomes)
+        if not groups:
+            return
+        pre_blocks = edit.pre
+        for command, runs in groups.items():
+            handles = {h for i in runs for h in pre_blocks[i].handles}
+            judged = [j for j in restating if not handles.isdisjoint(post_blocks[j].provenance)
+                      or not handles.isdisjoint(cited.get(j, ()))]
+            if not judged:
+                continue
+            stamped = all(pre_blocks[i].ts is not None for i in runs)
+            line = sorted(runs, key=lambda i: (pre_blocks[i].ts, i)) if stamped else sorted(runs)
+            newest = line[-1]
+            if newest in self.used:
+                continue  # the newest run is in the window as it was: its outcome is told
+            newest_marks = outcomes[newest]
+            for j in judged:
+                text = post_blocks[j].text
+                said = _run_outcome(text)
+                if not said:
+                    continue
+                for i in line[:-1]:
+                    older_marks = outcomes[i]
+                    stale = (older_marks - newest_marks) & said
+                    if not stale:
+                        continue
+                    if self._newer_run_told(said, text, newest_marks - older_marks, pre_blocks[newest].text,
+                                            pre_blocks[i].text):
+                        continue
+                    value = _outcome_said(min(stale))
+                    now = ", ".join(map(_outcome_said, sorted(newest_marks)))
+                    self.violate("I4", f"stale run kept alone: block {post_blocks[j].id!r} states {value!r}, the "
+                                 f"outcome of the older run {pre_blocks[i].id!r} of {command!r}, and not the outcome of "
+                                 f"the newer run {pre_blocks[newest].id!r} ({now or 'no failure counted'}): tell both "
+                                 "runs, or the newer one", block=post_blocks[j].id,
+                                 handle=(pre_blocks[newest].handles or (None,))[0], key="outcome", value=value,
+                                 evidence={"resource": command, "older": pre_blocks[i].id,
+                                           "newer": pre_blocks[newest].id, "change": "stale_run"})
+                    break
+
+    def _runs_of_commands(self, outcomes: dict[int, frozenset[tuple[str, str]]]) -> dict[str, list[int]]:
+        """command or resource -> the positions of its pre reads, where two or more of them
+        state different outcomes (:func:`_run_outcome`): a read tagged with a ``resource``
+        is that resource's; an untagged tool output is the run of the command its first line
+        echoes (``$ pytest -q`` -> ``cmd:pytest -q``, so a tagged and an untagged run of one
+        command are one line of runs). Fills ``outcomes``: pre position -> its outcome marks."""
+        found: dict[str, list[int]] = {}
+        for i, b in enumerate(self.edit.pre.blocks):
+            if b.derived:
+                continue
+            key = b.resource
+            if key is None:
+                if not b.handles or not b.text.startswith("$"):
+                    continue
+                echo = _ECHOED_COMMAND.match(b.text)
+                if echo is None:
+                    continue
+                key = "cmd:" + " ".join(echo.group(1).split())
+            found.setdefault(key, []).append(i)
+        pre = self.edit.pre.blocks
+        for runs in found.values():
+            if len(runs) > 1:
+                outcomes.update((i, _run_outcome(pre[i].text)) for i in runs)
+        return {k: runs for k, runs in found.items() if len(runs) > 1 and len({outcomes[i] for i in runs}) > 1}
+
+    @staticmethod
+    def _newer_run_told(said: frozenset[tuple[str, str]], text: str, newer_marks: frozenset[tuple[str, str]],
+                        newer_text: str, older_text: str) -> bool:
+        """Does a block stating an older run's outcome tell the newer run too? By one of the
+        newer run's own outcome marks; a newer run that counts nothing of its own (``Build
+        completed in 4.2s``) by a word or figure of it the older run does not hold."""
+        if newer_marks:
+            return not newer_marks.isdisjoint(said)
+        own = set(_RUN_WORD.findall(newer_text.lower())) - set(_RUN_WORD.findall(older_text.lower()))
+        return bool(own) and not own.isdisjoint(_RUN_WORD.findall(text.lower()))
 
     def _check_reads_as_filed(self) -> None:
         """A read's handle names one observation of one resource, and the session's read log
@@ -22118,3 +22236,63 @@ def _file_scopes(data: bytes, names: Mapping[bytes, str]) -> list[tuple[frozense
                 scopes.append((frozenset(together), pairs))
                 together = set()
     return [scope for scope in scopes if scope[1]]
+
+
+# A run's outcome (red team 138, F09, F15): a count and the word right after it (``12
+# passed``, ``1 failed``, ``Found 3 errors``; a ``tests`` between, ``12 tests passed``), an
+# exit code or status, and a compiler's error code (``error TS2345``, ``error[E0308]``).
+_OUTCOME_WORDS = (r"passed|failed|failures?|errors?|warnings?|skipped|xfailed|xpassed|deselected|rerun|"
+                  r"succeeded|broken")
+_OUTCOME_COUNT = re.compile(r"(?<![\w.,])(\d+)[ \t]+(?:tests?[ \t]+)?(" + _OUTCOME_WORDS + r")\b", re.IGNORECASE)
+_OUTCOME_EXIT = re.compile(r"\bexit(?:ed)?(?:[ \t]+with)?[ \t]+(?:code|status)[ \t]*[:=]?[ \t]*(-?\d+)", re.IGNORECASE)
+_OUTCOME_ERROR_CODE = re.compile(r"\berror[ \t]*\[?([A-Z]{1,4}\d{3,5})\b")
+_OUTCOME_LEAD = re.compile(r"\d[ \t]+(?:tests?[ \t]+)?(?:" + _OUTCOME_WORDS + r")\b|\bexit|\berror[ \t]*\[?[A-Z]{1,4}\d",
+                           re.IGNORECASE)
+# the first line of a tool output that echoes the command it ran (``$ pytest -q``)
+_ECHOED_COMMAND = re.compile(r"\$[ \t]+([^\n]{1,512}?)[ \t]*(?:\r?\n|$)")
+_RUN_WORD = re.compile(r"[a-z]{4,}|\d+(?:\.\d+)*")
+# the outcome words one figure keeps on a lossless rewrite: a word's singular and plural are one
+_OUTCOME_AFTER_FIGURE = re.compile(rb"[ \t]{1,4}(?:tests?[ \t]+)?([A-Za-z]+)")
+_OUTCOME_WORD_NAMES = frozenset(w.encode() for w in (
+    "passed", "failed", "failure", "failures", "error", "errors", "warning", "warnings", "skipped", "xfailed",
+    "xpassed", "deselected", "rerun", "succeeded", "broken"))
+
+
+def _outcome_word(word: str) -> str:
+    """An outcome word's one name (``errors`` and ``error``; ``failures`` and ``failed``)."""
+    word = word.lower()
+    if word.startswith("failure"):
+        return "failed"
+    return word[:-1] if word in ("errors", "warnings") else word
+
+
+def _run_outcome(text: str) -> frozenset[tuple[str, str]]:
+    """The outcome marks a text states: (word, count), ("exit", code), ("error", code)."""
+    if not _OUTCOME_LEAD.search(text):
+        return frozenset()
+    marks = {(_outcome_word(m.group(2)), m.group(1)) for m in _OUTCOME_COUNT.finditer(text)}
+    marks.update(("exit", m.group(1)) for m in _OUTCOME_EXIT.finditer(text))
+    marks.update(("error", m.group(1)) for m in _OUTCOME_ERROR_CODE.finditer(text))
+    return frozenset(marks)
+
+
+def _outcome_said(mark: tuple[str, str]) -> str:
+    """An outcome mark as a message shows it (``1 failed``, ``exit code 1``, ``error TS2345``)."""
+    kind, value = mark
+    if kind == "exit":
+        return f"exit code {value}"
+    return f"error {value}" if kind == "error" and not value.isdigit() else f"{value} {kind}"
+
+
+def _outcome_word_at(text: bytes, end: int) -> bytes | None:
+    """The word right after the figure ending at ``end`` of ``text`` (lower-case, its outcome
+    name), when it or the word it replaced can be an outcome word; else the word, or None."""
+    m = _OUTCOME_AFTER_FIGURE.match(text, end, end + 64)
+    if m is None:
+        return None
+    word = m.group(1).lower()
+    return _outcome_word(word.decode()).encode() if word in _OUTCOME_WORD_NAMES else word
+
+
+_OUTCOME_LEAD_BYTES = re.compile(rb"\d[ \t]{1,4}(?:tests?[ \t]+)?(?:" + _OUTCOME_WORDS.encode() + rb")\b", re.IGNORECASE)
+_OUTCOME_NAMES = frozenset(_outcome_word(w.decode()).encode() for w in _OUTCOME_WORD_NAMES)
