@@ -6983,12 +6983,18 @@ class _Check:
         """Each figure a block rewritten in place keeps in order keeps the outcome word after
         it, as it keeps its unit: ``12 passed`` -> ``12 failed``, ``3 errors`` -> ``3 warnings``
         kept every fact (a lower-case word is none) and were accepted as lossless (red team 138,
-        F15). Asked only where either text has a figure with an outcome word after it."""
-        pre_text, post_text = self.pre_facts[i].table.data, self.post_facts[j].table.data
-        if _OUTCOME_LEAD_BYTES.search(pre_text) is None and _OUTCOME_LEAD_BYTES.search(post_text) is None:
-            return
+        F15). Asked only of the figures whose next ``_OUTCOME_REACH`` bytes changed."""
         pre_table, post_table = self.pre_facts[i].table, self.post_facts[j].table
-        for r, e_pre, e_post in zip(post_rows, pre_table.end[pre_rows].tolist(), post_table.end[post_rows].tolist()):
+        pre_text, post_text = pre_table.data, post_table.data
+        pre_ends, post_ends = pre_table.end[pre_rows], post_table.end[post_rows]
+        # only a figure whose next bytes differ can have another word after it: compared in
+        # arrays (a rewritten tool output holds hundreds of figures), each side's text read once
+        reach = np.arange(_OUTCOME_REACH)
+        before_bytes = np.frombuffer(pre_text + bytes(_OUTCOME_REACH), dtype=np.uint8)[pre_ends[:, None] + reach]
+        after_bytes = np.frombuffer(post_text + bytes(_OUTCOME_REACH), dtype=np.uint8)[post_ends[:, None] + reach]
+        differ = np.flatnonzero((before_bytes != after_bytes).any(axis=1)).tolist()
+        for n in differ:
+            r, e_pre, e_post = post_rows[n], int(pre_ends[n]), int(post_ends[n])
             before, after = _outcome_word_at(pre_text, e_pre), _outcome_word_at(post_text, e_post)
             if before == after or (before not in _OUTCOME_NAMES and after not in _OUTCOME_NAMES):
                 continue
@@ -8407,45 +8413,60 @@ class _Check:
         them that states an older run's outcome and none of the newest run's, while the newest
         run has left the window, kept the stale read alone: I4 (red team 138, F09: the key=value
         rule had nothing to pair, so "pytest: 12 passed" over a newer failing run was accepted).
-        Only blocks stating an outcome mark are looked at, so most edits cost one search."""
+        Only the marks a block states are looked for in the runs it comes from (a window's test
+        logs are long: each read scanned for every mark cost a standard summarize 0.4 s)."""
         edit = self.edit
         post_blocks = edit.post.blocks
-        cited = dict(self._changed_citations())
-        restating = [j for j in (*self.changed, *self.reclaimed)
-                     if (post_blocks[j].derived or j in cited) and _OUTCOME_LEAD.search(post_blocks[j].text)]
-        if not restating:
+        said_by: dict[int, frozenset[tuple[str, str]]] = {}
+        refs_of: dict[int, frozenset[str]] = {}
+        marked = self.marked
+        for j in (*self.changed, *self.reclaimed):
+            b = post_blocks[j]
+            if (b.derived or j in marked) and (marks := _run_outcome(b.text)):
+                said_by[j] = marks
+                # (the handles it cites, asked of a block stating an outcome only)
+                refs_of[j] = frozenset((*b.provenance, *self.cited(j))) if j in marked else frozenset(b.provenance)
+        if not said_by:
             return
-        outcomes: dict[int, frozenset[tuple[str, str]]] = {}
-        groups = self._runs_of_commands(outcomes)
-        if not groups:
-            return
-        pre_blocks = edit.pre
-        for command, runs in groups.items():
-            handles = {h for i in runs for h in pre_blocks[i].handles}
-            judged = [j for j in restating if not handles.isdisjoint(post_blocks[j].provenance)
-                      or not handles.isdisjoint(cited.get(j, ()))]
-            if not judged:
+        pre_blocks = edit.pre.blocks
+        by_provenance = self.pre.by_provenance()
+        near = {i for j in said_by for h in _among(refs_of[j], by_provenance)
+                for i in by_provenance[h] if not pre_blocks[i].derived}
+        near_keys: dict[str, list[int]] = {}
+        for i in near:
+            if (key := _run_key(pre_blocks[i])) is not None:
+                near_keys.setdefault(key, []).append(i)
+        lines = {key: self._runs_of(key, runs) for key, runs in near_keys.items()}
+        holds: dict[tuple[int, tuple[str, str]], bool] = {}
+
+        def held(i: int, mark: tuple[str, str]) -> bool:
+            found = holds.get((i, mark))
+            if found is None:
+                found = holds[(i, mark)] = _holds_mark(pre_blocks[i].text, mark)
+            return found
+
+        for command, runs in lines.items():
+            if len(runs) < 2:
                 continue
+            handles = {h for i in runs for h in pre_blocks[i].handles}
             stamped = all(pre_blocks[i].ts is not None for i in runs)
             line = sorted(runs, key=lambda i: (pre_blocks[i].ts, i)) if stamped else sorted(runs)
             newest = line[-1]
             if newest in self.used:
                 continue  # the newest run is in the window as it was: its outcome is told
-            newest_marks = outcomes[newest]
-            for j in judged:
-                text = post_blocks[j].text
-                said = _run_outcome(text)
-                if not said:
+            for j, said in said_by.items():
+                if handles.isdisjoint(refs_of[j]):
                     continue
+                told = any(held(newest, m) for m in said)
                 for i in line[:-1]:
-                    older_marks = outcomes[i]
-                    stale = (older_marks - newest_marks) & said
-                    if not stale:
+                    stale = sorted(m for m in said if held(i, m) and not held(newest, m))
+                    if not stale or (told and any(not held(i, m) for m in said if held(newest, m))):
                         continue
-                    if self._newer_run_told(said, text, newest_marks - older_marks, pre_blocks[newest].text,
-                                            pre_blocks[i].text):
+                    older_marks, newest_marks = _run_outcome(pre_blocks[i].text), _run_outcome(pre_blocks[newest].text)
+                    if not newest_marks - older_marks and _newer_run_told(post_blocks[j].text, pre_blocks[newest].text,
+                                                                         pre_blocks[i].text):
                         continue
-                    value = _outcome_said(min(stale))
+                    value = _outcome_said(stale[0])
                     now = ", ".join(map(_outcome_said, sorted(newest_marks)))
                     self.violate("I4", f"stale run kept alone: block {post_blocks[j].id!r} states {value!r}, the "
                                  f"outcome of the older run {pre_blocks[i].id!r} of {command!r}, and not the outcome of "
@@ -8456,41 +8477,16 @@ class _Check:
                                            "newer": pre_blocks[newest].id, "change": "stale_run"})
                     break
 
-    def _runs_of_commands(self, outcomes: dict[int, frozenset[tuple[str, str]]]) -> dict[str, list[int]]:
-        """command or resource -> the positions of its pre reads, where two or more of them
-        state different outcomes (:func:`_run_outcome`): a read tagged with a ``resource``
-        is that resource's; an untagged tool output is the run of the command its first line
-        echoes (``$ pytest -q`` -> ``cmd:pytest -q``, so a tagged and an untagged run of one
-        command are one line of runs). Fills ``outcomes``: pre position -> its outcome marks."""
-        found: dict[str, list[int]] = {}
-        for i, b in enumerate(self.edit.pre.blocks):
-            if b.derived:
-                continue
-            key = b.resource
-            if key is None:
-                if not b.handles or not b.text.startswith("$"):
-                    continue
-                echo = _ECHOED_COMMAND.match(b.text)
-                if echo is None:
-                    continue
-                key = "cmd:" + " ".join(echo.group(1).split())
-            found.setdefault(key, []).append(i)
-        pre = self.edit.pre.blocks
-        for runs in found.values():
-            if len(runs) > 1:
-                outcomes.update((i, _run_outcome(pre[i].text)) for i in runs)
-        return {k: runs for k, runs in found.items() if len(runs) > 1 and len({outcomes[i] for i in runs}) > 1}
-
-    @staticmethod
-    def _newer_run_told(said: frozenset[tuple[str, str]], text: str, newer_marks: frozenset[tuple[str, str]],
-                        newer_text: str, older_text: str) -> bool:
-        """Does a block stating an older run's outcome tell the newer run too? By one of the
-        newer run's own outcome marks; a newer run that counts nothing of its own (``Build
-        completed in 4.2s``) by a word or figure of it the older run does not hold."""
-        if newer_marks:
-            return not newer_marks.isdisjoint(said)
-        own = set(_RUN_WORD.findall(newer_text.lower())) - set(_RUN_WORD.findall(older_text.lower()))
-        return bool(own) and not own.isdisjoint(_RUN_WORD.findall(text.lower()))
+    def _runs_of(self, key: str, near: list[int]) -> list[int]:
+        """The positions of the pre reads that are runs of ``key`` (:func:`_run_key`), when
+        two of them differ; else none. A tagged run is found by its resource; an untagged one
+        among the reads ``near`` (those of ``key`` the blocks stating outcomes come from: a
+        pass over the window's tool outputs for their first lines cost a standard summarize
+        0.1 ms)."""
+        pre = self.pre
+        runs = sorted({*pre.by_resource().get(key, ()), *near})
+        digests = pre.digests
+        return runs if len({digests[i] for i in runs}) > 1 else []
 
     def _check_reads_as_filed(self) -> None:
         """A read's handle names one observation of one resource, and the session's read log
@@ -22240,17 +22236,19 @@ def _file_scopes(data: bytes, names: Mapping[bytes, str]) -> list[tuple[frozense
 
 # A run's outcome (red team 138, F09, F15): a count and the word right after it (``12
 # passed``, ``1 failed``, ``Found 3 errors``; a ``tests`` between, ``12 tests passed``), an
-# exit code or status, and a compiler's error code (``error TS2345``, ``error[E0308]``).
-_OUTCOME_WORDS = (r"passed|failed|failures?|errors?|warnings?|skipped|xfailed|xpassed|deselected|rerun|"
-                  r"succeeded|broken")
-_OUTCOME_COUNT = re.compile(r"(?<![\w.,])(\d+)[ \t]+(?:tests?[ \t]+)?(" + _OUTCOME_WORDS + r")\b", re.IGNORECASE)
-_OUTCOME_EXIT = re.compile(r"\bexit(?:ed)?(?:[ \t]+with)?[ \t]+(?:code|status)[ \t]*[:=]?[ \t]*(-?\d+)", re.IGNORECASE)
-_OUTCOME_ERROR_CODE = re.compile(r"\berror[ \t]*\[?([A-Z]{1,4}\d{3,5})\b")
-_OUTCOME_LEAD = re.compile(r"\d[ \t]+(?:tests?[ \t]+)?(?:" + _OUTCOME_WORDS + r")\b|\bexit|\berror[ \t]*\[?[A-Z]{1,4}\d",
-                           re.IGNORECASE)
+# exit code or status, and a compiler's error code (``error TS2345``, ``error[E0308]``). No
+# pattern opens with a look-behind or a word boundary: Python's engine then finds the first
+# byte of each by a fast search (the digit, ``e``/``E``), where an assertion first tried every
+# offset (30 times slower on a long log); what a boundary said is asked of the byte before.
+_OUTCOME_WORDS = r"passed|failed|failures?|errors?|warnings?|skipped|xfailed|xpassed"
+_OUTCOME_FORMS = {"failed": r"failed|failures?", "error": r"errors?", "warning": r"warnings?"}
+_OUTCOME_COUNT = re.compile(r"(\d+)[ \t]+(?:tests?[ \t]+)?(" + _OUTCOME_WORDS + r")\b", re.IGNORECASE)
+_OUTCOME_EXIT = re.compile(r"[Ee][Xx][Ii][Tt](?:ed)?(?:[ \t]+with)?[ \t]+(?:code|status)[ \t]*[:=]?[ \t]*(-?\d+)")
+_OUTCOME_ERROR_CODE = re.compile(r"error[ \t]*\[?([A-Z]{1,4}\d{3,5})\b")
 # the first line of a tool output that echoes the command it ran (``$ pytest -q``)
-_ECHOED_COMMAND = re.compile(r"\$[ \t]+([^\n]{1,512}?)[ \t]*(?:\r?\n|$)")
+_ECHOED_COMMAND = re.compile(r"\$[ \t]+([^\n]{1,512})")
 _RUN_WORD = re.compile(r"[a-z]{4,}|\d+(?:\.\d+)*")
+_WORD_BYTE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,")
 # the outcome words one figure keeps on a lossless rewrite: a word's singular and plural are one
 _OUTCOME_AFTER_FIGURE = re.compile(rb"[ \t]{1,4}(?:tests?[ \t]+)?([A-Za-z]+)")
 _OUTCOME_WORD_NAMES = frozenset(w.encode() for w in (
@@ -22267,13 +22265,63 @@ def _outcome_word(word: str) -> str:
 
 
 def _run_outcome(text: str) -> frozenset[tuple[str, str]]:
-    """The outcome marks a text states: (word, count), ("exit", code), ("error", code)."""
-    if not _OUTCOME_LEAD.search(text):
+    """The outcome marks a text states: (word, count), ("exit", code), ("error", code). The
+    words every mark holds are looked for first, lower-cased (a pattern scans ten times slower
+    than a substring search, and most summaries hold none: the standard summarize's 49
+    summaries scanned cost I4 0.3 ms)."""
+    lowered = text.lower()
+    if not ("pass" in lowered or "fail" in lowered or "rror" in lowered or "arn" in lowered or "skip" in lowered
+            or "xit" in lowered):
         return frozenset()
-    marks = {(_outcome_word(m.group(2)), m.group(1)) for m in _OUTCOME_COUNT.finditer(text)}
-    marks.update(("exit", m.group(1)) for m in _OUTCOME_EXIT.finditer(text))
-    marks.update(("error", m.group(1)) for m in _OUTCOME_ERROR_CODE.finditer(text))
+    first = _OUTCOME_COUNT.search(text)
+    marks = set() if first is None else {
+        (_outcome_word(m.group(2)), m.group(1)) for m in _OUTCOME_COUNT.finditer(text, first.start())
+        if m.start() == 0 or text[m.start() - 1] not in _WORD_BYTE}
+    # (the other two patterns only where their words stand: most summaries hold neither)
+    if "xit" in text or "XIT" in text:
+        marks.update(("exit", m.group(1)) for m in _OUTCOME_EXIT.finditer(text)
+                     if m.start() == 0 or text[m.start() - 1] not in _WORD_BYTE)
+    if "error" in text:
+        marks.update(("error", m.group(1)) for m in _OUTCOME_ERROR_CODE.finditer(text)
+                     if m.start() == 0 or text[m.start() - 1] not in _WORD_BYTE)
     return frozenset(marks)
+
+
+@functools.lru_cache(maxsize=256)
+def _mark_pattern(mark: tuple[str, str]) -> re.Pattern[str]:
+    """A pattern finding one outcome mark, opening with its figure or word (a fast search)."""
+    kind, value = mark
+    if kind == "exit":
+        return re.compile(r"[Ee][Xx][Ii][Tt](?:ed)?(?:[ \t]+with)?[ \t]+(?:code|status)[ \t]*[:=]?[ \t]*"
+                          + re.escape(value) + r"(?!\d)")
+    if kind == "error" and not value.isdigit():
+        return re.compile(r"error[ \t]*\[?" + re.escape(value) + r"\b")
+    return re.compile(re.escape(value) + r"[ \t]+(?:tests?[ \t]+)?(?:" + _OUTCOME_FORMS.get(kind, re.escape(kind))
+                      + r")\b", re.IGNORECASE)
+
+
+def _holds_mark(text: str, mark: tuple[str, str]) -> bool:
+    """Does ``text`` state the outcome mark (as :func:`_run_outcome` reads it)?"""
+    if mark[1] not in text:
+        return False
+    return any(m.start() == 0 or text[m.start() - 1] not in _WORD_BYTE for m in _mark_pattern(mark).finditer(text))
+
+
+def _run_key(block: Any) -> str | None:
+    """What a tool output is a run of: its ``resource``, else the command its first line echoes
+    (``$ pytest -q`` -> ``cmd:pytest -q``, blanks collapsed), else nothing."""
+    if block.resource is not None:
+        return block.resource
+    if not block.text.startswith("$") or (echo := _ECHOED_COMMAND.match(block.text)) is None:
+        return None
+    return "cmd:" + " ".join(echo.group(1).split())
+
+
+def _newer_run_told(text: str, newer_text: str, older_text: str) -> bool:
+    """Does ``text`` tell a newer run that counts nothing of its own (``Build completed in
+    4.2s``)? By a word of four letters or more, or a figure, of it the older run does not hold."""
+    own = set(_RUN_WORD.findall(newer_text.lower())) - set(_RUN_WORD.findall(older_text.lower()))
+    return bool(own) and not own.isdisjoint(_RUN_WORD.findall(text.lower()))
 
 
 def _outcome_said(mark: tuple[str, str]) -> str:
@@ -22294,5 +22342,6 @@ def _outcome_word_at(text: bytes, end: int) -> bytes | None:
     return _outcome_word(word.decode()).encode() if word in _OUTCOME_WORD_NAMES else word
 
 
-_OUTCOME_LEAD_BYTES = re.compile(rb"\d[ \t]{1,4}(?:tests?[ \t]+)?(?:" + _OUTCOME_WORDS.encode() + rb")\b", re.IGNORECASE)
+# the bytes after a figure its outcome word stands in (four blanks, "tests ", the longest word)
+_OUTCOME_REACH = 32
 _OUTCOME_NAMES = frozenset(_outcome_word(w.decode()).encode() for w in _OUTCOME_WORD_NAMES)
