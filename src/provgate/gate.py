@@ -6946,6 +6946,7 @@ class _Check:
             # 30 minutes" kept every fact)
             if numbers:
                 self._check_units_kept(i, j, pre_rows, post_rows)
+                self._check_outcome_words_kept(i, j, pre_rows, post_rows)
             # and their names (red team 116, F06: "db-01 has 12 GB, db-02 has 34 GB" ->
             # "db-02 has 12 GB, db-01 has 34 GB" swapped the names, not the figures)
             repaired()
@@ -7030,6 +7031,35 @@ class _Check:
                      block=b.id, handle=(b.handles or (None,))[0], key=span.key, value=span.value,
                      evidence={"span": [span.start, span.end], "text": span.text, "change": "traded_in_place",
                                "names": sorted([show(name), show(other)]), "figures": sorted([show(lost), show(gained)])})
+
+    def _check_outcome_words_kept(self, i: int, j: int, pre_rows: list[int], post_rows: list[int]) -> None:
+        """Each figure a block rewritten in place keeps in order keeps the outcome word after
+        it, as it keeps its unit: ``12 passed`` -> ``12 failed``, ``3 errors`` -> ``3 warnings``
+        kept every fact (a lower-case word is none) and were accepted as lossless (red team 138,
+        F15). Asked only of the figures whose next ``_OUTCOME_REACH`` bytes changed."""
+        pre_table, post_table = self.pre_facts[i].table, self.post_facts[j].table
+        pre_text, post_text = pre_table.data, post_table.data
+        pre_ends, post_ends = pre_table.end[pre_rows], post_table.end[post_rows]
+        # only a figure whose next bytes differ can have another word after it: compared in
+        # arrays (a rewritten tool output holds hundreds of figures), each side's text read once
+        reach = np.arange(_OUTCOME_REACH)
+        before_bytes = np.frombuffer(pre_text + bytes(_OUTCOME_REACH), dtype=np.uint8)[pre_ends[:, None] + reach]
+        after_bytes = np.frombuffer(post_text + bytes(_OUTCOME_REACH), dtype=np.uint8)[post_ends[:, None] + reach]
+        differ = np.flatnonzero((before_bytes != after_bytes).any(axis=1)).tolist()
+        for n in differ:
+            r, e_pre, e_post = post_rows[n], int(pre_ends[n]), int(post_ends[n])
+            before, after = _outcome_word_at(pre_text, e_pre), _outcome_word_at(post_text, e_post)
+            if before == after or (before not in _OUTCOME_NAMES and after not in _OUTCOME_NAMES):
+                continue
+            b = self.edit.post[j]
+            span = post_table.span(r)
+            was, now = (before or b"(none)").decode(), (after or b"(none)").decode()
+            self.violate("I2", f"{self.edit.operator} changed the word after {span.value!r} in block {b.id!r} from "
+                         f"{was!r} to {now!r}: a lossless operator keeps a count's outcome word",
+                         block=b.id, handle=(b.handles or (None,))[0], key=span.key, value=span.value,
+                         evidence={"span": [span.start, span.end], "text": span.text, "change": "outcome_changed",
+                                   "pre_word": was, "post_word": now})
+            return
 
     def _check_units_kept(self, i: int, j: int, pre_rows: list[int], post_rows: list[int]) -> None:
         """Each figure a block rewritten in place keeps in order keeps the unit after it: a unit
@@ -8426,6 +8456,90 @@ class _Check:
         self._check_logged_units(touched)
         self._check_read_order()
         self._check_left_reads()
+        self._check_run_outcomes()
+
+    def _check_run_outcomes(self) -> None:
+        """Two runs of one command (reads sharing a ``resource``, or untagged tool outputs whose
+        first line echoes one command, ``$ pytest -q``) whose outcomes differ (``1 failed, 11
+        passed``, then ``12 passed``; ``Found 1 error``, then a clean build; ``exit code 1``
+        then ``0``) are two different reads of one resource. A new or changed block coming from
+        them that states an older run's outcome and none of the newest run's, while the newest
+        run has left the window, kept the stale read alone: I4 (red team 138, F09: the key=value
+        rule had nothing to pair, so "pytest: 12 passed" over a newer failing run was accepted).
+        Only the marks a block states are looked for in the runs it comes from (a window's test
+        logs are long: each read scanned for every mark cost a standard summarize 0.4 s)."""
+        edit = self.edit
+        post_blocks = edit.post.blocks
+        said_by: dict[int, frozenset[tuple[str, str]]] = {}
+        refs_of: dict[int, frozenset[str]] = {}
+        marked = self.marked
+        for j in (*self.changed, *self.reclaimed):
+            b = post_blocks[j]
+            if (b.derived or j in marked) and (marks := _run_outcome(b.text)):
+                said_by[j] = marks
+                # (the handles it cites, asked of a block stating an outcome only)
+                refs_of[j] = frozenset((*b.provenance, *self.cited(j))) if j in marked else frozenset(b.provenance)
+        if not said_by:
+            return
+        pre_blocks = edit.pre.blocks
+        by_provenance = self.pre.by_provenance()
+        near = {i for j in said_by for h in _among(refs_of[j], by_provenance)
+                for i in by_provenance[h] if not pre_blocks[i].derived}
+        near_keys: dict[str, list[int]] = {}
+        for i in near:
+            if (key := _run_key(pre_blocks[i])) is not None:
+                near_keys.setdefault(key, []).append(i)
+        lines = {key: self._runs_of(key, runs) for key, runs in near_keys.items()}
+        holds: dict[tuple[int, tuple[str, str]], bool] = {}
+
+        def held(i: int, mark: tuple[str, str]) -> bool:
+            found = holds.get((i, mark))
+            if found is None:
+                found = holds[(i, mark)] = _holds_mark(pre_blocks[i].text, mark)
+            return found
+
+        for command, runs in lines.items():
+            if len(runs) < 2:
+                continue
+            handles = {h for i in runs for h in pre_blocks[i].handles}
+            stamped = all(pre_blocks[i].ts is not None for i in runs)
+            line = sorted(runs, key=lambda i: (pre_blocks[i].ts, i)) if stamped else sorted(runs)
+            newest = line[-1]
+            if newest in self.used:
+                continue  # the newest run is in the window as it was: its outcome is told
+            for j, said in said_by.items():
+                if handles.isdisjoint(refs_of[j]):
+                    continue
+                told = any(held(newest, m) for m in said)
+                for i in line[:-1]:
+                    stale = sorted(m for m in said if held(i, m) and not held(newest, m))
+                    if not stale or (told and any(not held(i, m) for m in said if held(newest, m))):
+                        continue
+                    older_marks, newest_marks = _run_outcome(pre_blocks[i].text), _run_outcome(pre_blocks[newest].text)
+                    if not newest_marks - older_marks and _newer_run_told(post_blocks[j].text, pre_blocks[newest].text,
+                                                                         pre_blocks[i].text):
+                        continue
+                    value = _outcome_said(stale[0])
+                    now = ", ".join(map(_outcome_said, sorted(newest_marks)))
+                    self.violate("I4", f"stale run kept alone: block {post_blocks[j].id!r} states {value!r}, the "
+                                 f"outcome of the older run {pre_blocks[i].id!r} of {command!r}, and not the outcome of "
+                                 f"the newer run {pre_blocks[newest].id!r} ({now or 'no failure counted'}): tell both "
+                                 "runs, or the newer one", block=post_blocks[j].id,
+                                 handle=(pre_blocks[newest].handles or (None,))[0], key="outcome", value=value,
+                                 evidence={"resource": command, "older": pre_blocks[i].id,
+                                           "newer": pre_blocks[newest].id, "change": "stale_run"})
+                    break
+
+    def _runs_of(self, key: str, near: list[int]) -> list[int]:
+        """The positions of the pre reads that are runs of ``key`` (:func:`_run_key`), when
+        two of them differ; else none. A tagged run is found by its resource; an untagged one
+        among the reads ``near`` (those of ``key`` the blocks stating outcomes come from: a
+        pass over the window's tool outputs for their first lines cost a standard summarize
+        0.1 ms)."""
+        pre = self.pre
+        runs = sorted({*pre.by_resource().get(key, ()), *near})
+        digests = pre.digests
+        return runs if len({digests[i] for i in runs}) > 1 else []
 
     def _check_reads_as_filed(self) -> None:
         """A read's handle names one observation of one resource, and the session's read log
@@ -22733,3 +22847,116 @@ def _respective_pairs(data: bytes, start: int, end: int, count: int) -> list[tup
     if len(values) == count and all(value and b"=" not in value for value in values):
         return [(first.group(1), value) for value in values]
     return None
+
+
+# A run's outcome (red team 138, F09, F15): a count and the word right after it (``12
+# passed``, ``1 failed``, ``Found 3 errors``; a ``tests`` between, ``12 tests passed``), an
+# exit code or status, and a compiler's error code (``error TS2345``, ``error[E0308]``). No
+# pattern opens with a look-behind or a word boundary: Python's engine then finds the first
+# byte of each by a fast search (the digit, ``e``/``E``), where an assertion first tried every
+# offset (30 times slower on a long log); what a boundary said is asked of the byte before.
+_OUTCOME_WORDS = r"passed|failed|failures?|errors?|warnings?|skipped|xfailed|xpassed"
+_OUTCOME_FORMS = {"failed": r"failed|failures?", "error": r"errors?", "warning": r"warnings?"}
+_OUTCOME_COUNT = re.compile(r"(\d+)[ \t]+(?:tests?[ \t]+)?(" + _OUTCOME_WORDS + r")\b", re.IGNORECASE)
+_OUTCOME_EXIT = re.compile(r"[Ee][Xx][Ii][Tt](?:ed)?(?:[ \t]+with)?[ \t]+(?:code|status)[ \t]*[:=]?[ \t]*(-?\d+)")
+_OUTCOME_ERROR_CODE = re.compile(r"error[ \t]*\[?([A-Z]{1,4}\d{3,5})\b")
+# the first line of a tool output that echoes the command it ran (``$ pytest -q``)
+_ECHOED_COMMAND = re.compile(r"\$[ \t]+([^\n]{1,512})")
+_RUN_WORD = re.compile(r"[a-z]{4,}|\d+(?:\.\d+)*")
+_WORD_BYTE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,")
+# the outcome words one figure keeps on a lossless rewrite: a word's singular and plural are one
+_OUTCOME_AFTER_FIGURE = re.compile(rb"[ \t]{1,4}(?:tests?[ \t]+)?([A-Za-z]+)")
+_OUTCOME_WORD_NAMES = frozenset(w.encode() for w in (
+    "passed", "failed", "failure", "failures", "error", "errors", "warning", "warnings", "skipped", "xfailed",
+    "xpassed", "deselected", "rerun", "succeeded", "broken"))
+
+
+def _outcome_word(word: str) -> str:
+    """An outcome word's one name (``errors`` and ``error``; ``failures`` and ``failed``)."""
+    word = word.lower()
+    if word.startswith("failure"):
+        return "failed"
+    return word[:-1] if word in ("errors", "warnings") else word
+
+
+def _run_outcome(text: str) -> frozenset[tuple[str, str]]:
+    """The outcome marks a text states: (word, count), ("exit", code), ("error", code). The
+    words every mark holds are looked for first, lower-cased (a pattern scans ten times slower
+    than a substring search, and most summaries hold none: the standard summarize's 49
+    summaries scanned cost I4 0.3 ms)."""
+    lowered = text.lower()
+    if not ("pass" in lowered or "fail" in lowered or "rror" in lowered or "arn" in lowered or "skip" in lowered
+            or "xit" in lowered):
+        return frozenset()
+    first = _OUTCOME_COUNT.search(text)
+    marks = set() if first is None else {
+        (_outcome_word(m.group(2)), m.group(1)) for m in _OUTCOME_COUNT.finditer(text, first.start())
+        if m.start() == 0 or text[m.start() - 1] not in _WORD_BYTE}
+    # (the other two patterns only where their words stand: most summaries hold neither)
+    if "xit" in text or "XIT" in text:
+        marks.update(("exit", m.group(1)) for m in _OUTCOME_EXIT.finditer(text)
+                     if m.start() == 0 or text[m.start() - 1] not in _WORD_BYTE)
+    if "error" in text:
+        marks.update(("error", m.group(1)) for m in _OUTCOME_ERROR_CODE.finditer(text)
+                     if m.start() == 0 or text[m.start() - 1] not in _WORD_BYTE)
+    return frozenset(marks)
+
+
+@functools.lru_cache(maxsize=256)
+def _mark_pattern(mark: tuple[str, str]) -> re.Pattern[str]:
+    """A pattern finding one outcome mark, opening with its figure or word (a fast search)."""
+    kind, value = mark
+    if kind == "exit":
+        return re.compile(r"[Ee][Xx][Ii][Tt](?:ed)?(?:[ \t]+with)?[ \t]+(?:code|status)[ \t]*[:=]?[ \t]*"
+                          + re.escape(value) + r"(?!\d)")
+    if kind == "error" and not value.isdigit():
+        return re.compile(r"error[ \t]*\[?" + re.escape(value) + r"\b")
+    return re.compile(re.escape(value) + r"[ \t]+(?:tests?[ \t]+)?(?:" + _OUTCOME_FORMS.get(kind, re.escape(kind))
+                      + r")\b", re.IGNORECASE)
+
+
+def _holds_mark(text: str, mark: tuple[str, str]) -> bool:
+    """Does ``text`` state the outcome mark (as :func:`_run_outcome` reads it)?"""
+    if mark[1] not in text:
+        return False
+    return any(m.start() == 0 or text[m.start() - 1] not in _WORD_BYTE for m in _mark_pattern(mark).finditer(text))
+
+
+def _run_key(block: Any) -> str | None:
+    """What a tool output is a run of: its ``resource``, else the command its first line echoes
+    (``$ pytest -q`` -> ``cmd:pytest -q``, blanks collapsed), else nothing."""
+    if block.resource is not None:
+        return block.resource
+    if not block.text.startswith("$") or (echo := _ECHOED_COMMAND.match(block.text)) is None:
+        return None
+    return "cmd:" + " ".join(echo.group(1).split())
+
+
+def _newer_run_told(text: str, newer_text: str, older_text: str) -> bool:
+    """Does ``text`` tell a newer run that counts nothing of its own (``Build completed in
+    4.2s``)? By a word of four letters or more, or a figure, of it the older run does not hold."""
+    own = set(_RUN_WORD.findall(newer_text.lower())) - set(_RUN_WORD.findall(older_text.lower()))
+    return bool(own) and not own.isdisjoint(_RUN_WORD.findall(text.lower()))
+
+
+def _outcome_said(mark: tuple[str, str]) -> str:
+    """An outcome mark as a message shows it (``1 failed``, ``exit code 1``, ``error TS2345``)."""
+    kind, value = mark
+    if kind == "exit":
+        return f"exit code {value}"
+    return f"error {value}" if kind == "error" and not value.isdigit() else f"{value} {kind}"
+
+
+def _outcome_word_at(text: bytes, end: int) -> bytes | None:
+    """The word right after the figure ending at ``end`` of ``text`` (lower-case, its outcome
+    name), when it or the word it replaced can be an outcome word; else the word, or None."""
+    m = _OUTCOME_AFTER_FIGURE.match(text, end, end + 64)
+    if m is None:
+        return None
+    word = m.group(1).lower()
+    return _outcome_word(word.decode()).encode() if word in _OUTCOME_WORD_NAMES else word
+
+
+# the bytes after a figure its outcome word stands in (four blanks, "tests ", the longest word)
+_OUTCOME_REACH = 32
+_OUTCOME_NAMES = frozenset(_outcome_word(w.decode()).encode() for w in _OUTCOME_WORD_NAMES)
