@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 from gate_helpers import assert_accepted, blk, find, gate_for, summary, tool
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 PYTEST_FAILS = ("$ pytest -q\n..........F.\nFAILED tests/test_retry.py::test_backoff - assert 1.0 == 0.5\n"
                 "1 failed, 11 passed in 0.84s\n")
@@ -132,3 +134,45 @@ def test_a_lossless_rewrite_changing_a_counts_outcome_word_is_refused(before, af
 @pytest.mark.parametrize("before,after", REFORMATTED)
 def test_a_format_rewrite_keeping_the_outcome_words_is_accepted(before, after):
     assert_accepted(_rewrite(before, after))
+
+
+def _counts_by_pattern(text: str) -> set[tuple[str, str]]:
+    from provgate.gate import _OUTCOME_COUNT, _WORD_BYTE, _outcome_word
+
+    return {(_outcome_word(m.group(2)), m.group(1)) for m in _OUTCOME_COUNT.finditer(text)
+            if m.start() == 0 or text[m.start() - 1] not in _WORD_BYTE}
+
+
+_PIECES = ["1", "12", "007", "4550", " ", "\t", "\n", "tests ", "test ", "Tests ", "passed", "PASSED", "failed",
+           "xfailed", "xpassed", "failure", "failures", "error", "errors", "Errors", "warning", "warnings",
+           "skipped", "x", "_", ".", ",", "a", "s", "İ", "é", "٣", "passedx", "in 0.79s", "=" * 3]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=30))
+def test_outcome_counts_found_from_the_words_are_the_patterns(pieces):
+    # (_outcome_counts finds _OUTCOME_COUNT's marks from the words back, for speed; the
+    # pattern is the specification)
+    from provgate.gate import _outcome_counts
+
+    text = "".join(pieces)
+    assert _outcome_counts(text, text.lower()) == _counts_by_pattern(text)
+
+
+def test_outcome_counts_of_a_figure_longer_than_the_look_back():
+    from provgate.gate import _COUNT_LOOK_BACK, _outcome_counts
+
+    text = "run " + "9" * (_COUNT_LOOK_BACK + 10) + " passed; 3 tests failed, 2 errors"
+    assert _outcome_counts(text, text.lower()) == _counts_by_pattern(text) == {
+        ("passed", "9" * (_COUNT_LOOK_BACK + 10)), ("failed", "3"), ("error", "2")}
+
+
+@pytest.mark.parametrize("text", [
+    "3 xpassed, 2 xfailed", "1 failure", "4 failures", "2 Errors and 1 warning", "7 warningsx", "12 tests passed",
+    "12 test failed", "x12 passed", "1.5 passed", "3\tpassed", "3 passedx", "3 skipped_", "İ 3 passed",
+    "3  tests  failed", "3 tests\tErrors", "٣ passed", "== 1 failed, 11 passed in 0.84s ==", "passed 3", "3\npassed",
+])
+def test_outcome_counts_of_the_forms_are_the_patterns(text):
+    from provgate.gate import _outcome_counts
+
+    assert _outcome_counts(text, text.lower()) == _counts_by_pattern(text)

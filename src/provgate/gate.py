@@ -22858,6 +22858,12 @@ def _respective_pairs(data: bytes, start: int, end: int, count: int) -> list[tup
 _OUTCOME_WORDS = r"passed|failed|failures?|errors?|warnings?|skipped|xfailed|xpassed"
 _OUTCOME_FORMS = {"failed": r"failed|failures?", "error": r"errors?", "warning": r"warnings?"}
 _OUTCOME_COUNT = re.compile(r"(\d+)[ \t]+(?:tests?[ \t]+)?(" + _OUTCOME_WORDS + r")\b", re.IGNORECASE)
+# (the words of _OUTCOME_COUNT, each found by a substring search: "passed" and "failed" also
+# end "xpassed" and "xfailed", an "s" may end the other three)
+_OUTCOME_STEMS = ("passed", "failed", "failure", "error", "warning", "skipped")
+# a figure and the blanks (and "tests") right before an outcome word
+_COUNT_BEFORE = re.compile(r"(\d+)[ \t]+(?:tests?[ \t]+)?\Z")
+_COUNT_LOOK_BACK = 64
 _OUTCOME_EXIT = re.compile(r"[Ee][Xx][Ii][Tt](?:ed)?(?:[ \t]+with)?[ \t]+(?:code|status)[ \t]*[:=]?[ \t]*(-?\d+)")
 _OUTCOME_ERROR_CODE = re.compile(r"error[ \t]*\[?([A-Z]{1,4}\d{3,5})\b")
 # the first line of a tool output that echoes the command it ran (``$ pytest -q``)
@@ -22888,10 +22894,7 @@ def _run_outcome(text: str) -> frozenset[tuple[str, str]]:
     if not ("pass" in lowered or "fail" in lowered or "rror" in lowered or "arn" in lowered or "skip" in lowered
             or "xit" in lowered):
         return frozenset()
-    first = _OUTCOME_COUNT.search(text)
-    marks = set() if first is None else {
-        (_outcome_word(m.group(2)), m.group(1)) for m in _OUTCOME_COUNT.finditer(text, first.start())
-        if m.start() == 0 or text[m.start() - 1] not in _WORD_BYTE}
+    marks = _outcome_counts(text, lowered)
     # (the other two patterns only where their words stand: most summaries hold neither)
     if "xit" in text or "XIT" in text:
         marks.update(("exit", m.group(1)) for m in _OUTCOME_EXIT.finditer(text)
@@ -22900,6 +22903,41 @@ def _run_outcome(text: str) -> frozenset[tuple[str, str]]:
         marks.update(("error", m.group(1)) for m in _OUTCOME_ERROR_CODE.finditer(text)
                      if m.start() == 0 or text[m.start() - 1] not in _WORD_BYTE)
     return frozenset(marks)
+
+
+def _outcome_counts(text: str, lowered: str) -> set[tuple[str, str]]:
+    """The (word, count) marks of :data:`_OUTCOME_COUNT` in ``text`` (``lowered`` its lower
+    case), found from the words back: the pattern opens with a figure, and on a summary full of
+    figures it tried each (the standard summarize's five summaries with a test count cost
+    ~60 us a summary), where the words are a few substring searches. The pattern itself is
+    the specification (tests compare the two); a text whose lower case moves its offsets is
+    read by it."""
+    if len(lowered) != len(text):
+        return {(_outcome_word(m.group(2)), m.group(1)) for m in _OUTCOME_COUNT.finditer(text)
+                if m.start() == 0 or text[m.start() - 1] not in _WORD_BYTE}
+    marks: set[tuple[str, str]] = set()
+    for stem in _OUTCOME_STEMS:
+        at = lowered.find(stem)
+        while at >= 0:
+            start, end = at, at + len(stem)
+            if stem in ("passed", "failed") and at and lowered[at - 1] == "x":
+                start -= 1  # (xpassed, xfailed)
+            elif stem in ("failure", "error", "warning") and lowered[end:end + 1] == "s":
+                end += 1
+            at = lowered.find(stem, at + 1)
+            if end < len(lowered) and (lowered[end].isalnum() or lowered[end] == "_"):
+                continue  # (no word boundary after it)
+            count = _COUNT_BEFORE.search(lowered, max(0, start - _COUNT_LOOK_BACK), start)
+            if count is None:
+                continue
+            first = count.start()
+            if first == start - _COUNT_LOOK_BACK:
+                while first and lowered[first - 1].isdigit():  # (a longer figure than looked back at)
+                    first -= 1
+            if first and text[first - 1] in _WORD_BYTE:
+                continue
+            marks.add((_outcome_word(lowered[start:end]), text[first:count.end(1)].strip(" \t")))
+    return marks
 
 
 @functools.lru_cache(maxsize=256)
