@@ -4762,15 +4762,15 @@ class _Check:
         words = set(_OUTCOME_WORD.findall(_OUTCOME_IDENT_ONLY.sub(" ", clause.lower()))) - _OUTCOME_RUN_WORDS
         for kind in kinds:
             refuted_by = _OUTCOME_REFUTED_BY[kind]
-            failed = [(h, r) for h, o in sources for r in o.failures
-                      if r.kind in refuted_by and _outcome_named_in(names, words, o, r, False)]
+            failed = [(h, r) for h, o in sources for k in refuted_by
+                      if (r := _outcome_named_in(names, words, o, o.failures.get(k), False)) is not None]
             if not failed:
                 continue
-            if any(r.kind in refuted_by and _outcome_named_in(names, words, o, r, True)
-                   for _, o in sources for r in o.successes):
+            if any(_outcome_named_in(names, words, o, o.successes.get(k), True) is not None
+                   for _, o in sources for k in refuted_by):
                 continue  # (a run that succeeded: a later one, or another of the things named)
             if kind in ("exists", "found") and names and any(
-                    _outcome_shown(o.text, names) for _, o in sources):
+                    names & o.shown for _, o in sources):
                 continue  # (a listing or a match that names it)
             handle = failed[0][0]
             record = max((r for h, r in failed if h == handle), key=attrgetter("at"))
@@ -12209,7 +12209,7 @@ _OUTCOME_REFUTED_BY = {
 }
 # (a source's failure signals, one alternative a kind; a line may hold several)
 _OUTCOME_FAILURE_SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("tests", re.compile(r"\b[1-9]\d* (?:failed|errors?)\b(?=.*\b(?:passed|in \d|seconds|s\b))|^FAILED\b|"
+    ("tests", re.compile(r"\b[1-9]\d* (?:failed|errors?)\b(?=[^\n]{0,200}?\b(?:passed|in \d|tests?\b|seconds))|^FAILED\b|"
                          r"^(?:ERROR|FAIL): test|::\S+ (?:FAILED|ERROR)\b|\bFAILED \((?:failures|errors)=|\bTests?:\s+[1-9]\d* failed",
                          re.MULTILINE)),
     ("command", re.compile(r"\[exit code: [1-9]\d*\]|\bexit (?:status|code):? [1-9]\d*\b|"
@@ -12225,8 +12225,8 @@ _OUTCOME_FAILURE_SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("found", re.compile(r"^\(no matches\)|\bno matches found\b", re.MULTILINE | re.IGNORECASE)),
 )
 _OUTCOME_SUCCESS_SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("tests", re.compile(r"^(?!.*\b[1-9]\d* (?:failed|errors?)\b).*\b[1-9]\d* passed\b|^OK\b|^PASSED\b|::\S+ PASSED\b|"
-                         r"\ball (?:\d+ )?tests? passed\b|\bTests?:\s+(?!.*failed).*\bpassed\b", re.MULTILINE | re.IGNORECASE)),
+    ("tests", re.compile(r"^(?![^\n]*\b[1-9]\d* (?:failed|errors?)\b)[^\n]*\b[1-9]\d* passed\b|^OK\b|^PASSED\b|::\S+ PASSED\b|"
+                         r"\ball (?:\d+ )?tests? passed\b|\bTests?:[ \t]+(?![^\n]{0,200}?failed)[^\n]{0,200}?\bpassed\b", re.MULTILINE | re.IGNORECASE)),
     ("command", re.compile(r"\[exit code: 0\]|\bexit (?:status|code):? 0\b|\bsucceeded\b|\bsuccessfully\b|"
                            r"^(?:Build|Deploy|Job) (?:completed|finished|succeeded)\b", re.MULTILINE | re.IGNORECASE)),
     ("errors", re.compile(r"\bno issues found\b|\b0 errors?\b|\bno errors\b|\bAll checks passed\b", re.IGNORECASE)),
@@ -12238,7 +12238,7 @@ _OUTCOME_ANY_FAILURE = re.compile("|".join(f"(?:{p.pattern})" for _, p in _OUTCO
 # (a clause's success claim, one alternative a kind; "11 passed" is a count, read by the number
 # rules, and claims nothing of the runs it does not count)
 _OUTCOME_CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("tests", re.compile(r"\ball\b.*\bpass(?:es|ed|ing)?\b|(?<![\d,] )(?<!\d )\bpass(?:es|ed|ing)?\b|"
+    ("tests", re.compile(r"\ball\b[^\n]{0,200}?\bpass(?:es|ed|ing)?\b|(?<![\d,] )(?<!\d )\bpass(?:es|ed|ing)?\b|"
                          r"\bno (?:test )?failures\b|\b0 failed\b|\b(?:is|are|all) green\b", re.IGNORECASE)),
     ("command", re.compile(r"\bsucceed(?:ed|s)\b|\bsuccess(?:ful(?:ly)?)?\b|\bcompleted\b|\bworked\b", re.IGNORECASE)),
     ("errors", re.compile(r"\bno errors?\b|\b(?:0|zero) errors?\b|\bwithout (?:any )?errors?\b|\berror-free\b|"
@@ -12297,12 +12297,24 @@ class _OutcomeRecord(NamedTuple):
     tests: frozenset[str]  # (the test names its line names: FAILED ... ::test_x)
 
 
+class _OutcomeKind(NamedTuple):
+    """A source's lines of one kind of outcome, as a claim asks them: the last line (a run's
+    verdict comes last), the last naming each test, and whether a line names no test (``12
+    passed`` covers every test). Kept per kind and test, not per line, so a claim is matched in
+    time of the names it holds, not of the source's lines (20k failure lines, red team style)."""
+
+    last: _OutcomeRecord
+    by_test: dict[str, _OutcomeRecord]
+    unnamed: bool
+
+
 class _Outcomes(NamedTuple):
-    failures: tuple[_OutcomeRecord, ...]
-    successes: tuple[_OutcomeRecord, ...]
+    failures: dict[str, _OutcomeKind]
+    successes: dict[str, _OutcomeKind]
     names: frozenset[str]  # (every named thing of the text, lower case, and its parts)
     commands: frozenset[str]  # (the programs its ``$`` lines run: a claim naming ``make`` names one)
     words: frozenset[str]  # (its words, lower case)
+    shown: frozenset[str]  # (the names and words of its lines that are no command and no failure)
     text: str
 
 
@@ -12351,15 +12363,31 @@ def _outcomes_of(facts: _Facts, full: bool = False) -> _Outcomes | None:
     if found == () and not full:
         return None
     text = facts.table.data.decode("utf-8", "replace")
-    failures = [_outcome_record(kind, text, m) for kind, signal in _OUTCOME_FAILURE_SIGNALS
-                for m in signal.finditer(text)]
-    successes = [_outcome_record(kind, text, m) for kind, signal in _OUTCOME_SUCCESS_SIGNALS
-                 for m in signal.finditer(text)]
+    failures = _outcome_kinds(text, _OUTCOME_FAILURE_SIGNALS)
+    successes = _outcome_kinds(text, _OUTCOME_SUCCESS_SIGNALS)
     commands = frozenset(c.lower() for c in _OUTCOME_COMMAND.findall(text))
-    outcomes = _Outcomes(tuple(failures), tuple(successes), frozenset(_outcome_names(text, commands)), commands,
-                         frozenset(_OUTCOME_WORD.findall(text.lower())), text)
+    outcomes = _Outcomes(failures, successes, frozenset(_outcome_names(text, commands)), commands,
+                         frozenset(_OUTCOME_WORD.findall(text.lower())), _outcome_shown(text), text)
     facts._outcomes = outcomes
     return outcomes
+
+
+def _outcome_kinds(text: str, signals: tuple[tuple[str, re.Pattern[str]], ...]) -> dict[str, _OutcomeKind]:
+    found: dict[str, _OutcomeKind] = {}
+    for kind, signal in signals:
+        last: _OutcomeRecord | None = None
+        by_test: dict[str, _OutcomeRecord] = {}
+        unnamed = False
+        for m in signal.finditer(text):
+            record = _outcome_record(kind, text, m)
+            if last is None or record.at >= last.at:
+                last = record
+            for test in record.tests:
+                by_test[test] = record
+            unnamed = unnamed or not record.tests
+        if last is not None:
+            found[kind] = _OutcomeKind(last, by_test, unnamed)
+    return found
 
 
 def _outcome_record(kind: str, text: str, m: re.Match[str]) -> _OutcomeRecord:
@@ -12370,16 +12398,13 @@ def _outcome_record(kind: str, text: str, m: re.Match[str]) -> _OutcomeRecord:
         name.lower() for test in _OUTCOME_TEST_NAME.findall(line) for name in test.split("::")))
 
 
-def _outcome_shown(text: str, names: set[str]) -> bool:
-    """Whether a line of ``text`` other than a command or a failure names one of ``names``
-    (``ls config/`` listing ``prod.yaml``; grep's ``src/a.py:3:MAX_RETRIES = 3``)."""
-    for line in text.splitlines():
-        if line.startswith("$") or _OUTCOME_ANY_FAILURE.search(line):
-            continue
-        low = line.lower()
-        if any(n in low for n in names):
-            return True
-    return False
+def _outcome_shown(text: str) -> frozenset[str]:
+    """The names and words of ``text``'s lines other than a command or a failure (``ls
+    config/`` listing ``prod.yaml``; grep's ``src/a.py:3:MAX_RETRIES = 3``): an ``exists``
+    claim of one of them is shown true."""
+    kept = "\n".join(line for line in text.splitlines()
+                     if not line.startswith("$") and _OUTCOME_ANY_FAILURE.search(line) is None)
+    return frozenset(_outcome_names(kept)) | frozenset(_OUTCOME_WORD.findall(kept.lower()))
 
 
 def _outcome_sentences(text: str) -> Iterator[str]:
@@ -12388,20 +12413,26 @@ def _outcome_sentences(text: str) -> Iterator[str]:
             yield m.group()
 
 
-def _outcome_named_in(names: set[str], words: set[str], outcomes: _Outcomes, record: _OutcomeRecord,
-                      success: bool) -> bool:
-    """Whether a claim naming ``names`` and saying ``words`` (:data:`_OUTCOME_RUN_WORDS` aside;
-    none of either: a claim of the run as a whole) speaks of what ``record`` of ``outcomes``
-    shows. A test it names must be the test a failure line names (``test_b passes`` of a run
-    where test_a failed speaks of another test), or be covered by a success line: one naming
-    it, or naming none (``12 passed``). Any other name or word is one of the record's text's
-    (``make build`` of ``$ make build``; "the migration completed" speaks of no pytest run)."""
+def _outcome_named_in(names: set[str], words: set[str], outcomes: _Outcomes, lines: _OutcomeKind | None,
+                      success: bool) -> _OutcomeRecord | None:
+    """The line of ``lines`` (one kind of outcome of ``outcomes``) that a claim naming ``names``
+    and saying ``words`` (:data:`_OUTCOME_RUN_WORDS` aside; none of either: a claim of the run as
+    a whole) speaks of, if any. A test it names must be one a failure line names (``test_b
+    passes`` of a run where test_a failed speaks of another test), or be covered by a success
+    line: one naming it, or a tests line naming none (``12 passed``). Any other name or word
+    is one of the source's (``make build`` of ``$ make build``; "the migration completed"
+    speaks of no pytest run)."""
+    if lines is None:
+        return None
     tests = {n for n in names if n.startswith("test_")}
     if tests:
-        return bool(tests & record.tests) or (success and record.kind == "tests" and not record.tests)
+        for test in sorted(tests):
+            if test in lines.by_test:
+                return lines.by_test[test]
+        return lines.last if success and lines.unnamed and lines.last.kind == "tests" else None
     if not names and not words:
-        return True
-    return bool(names & outcomes.names) or bool(words & outcomes.words)
+        return lines.last
+    return lines.last if names & outcomes.names or words & outcomes.words else None
 
 
 def _manifest_versions(facts: _Facts) -> set[tuple[bytes, bytes, bool]]:
