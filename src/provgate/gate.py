@@ -4730,13 +4730,24 @@ class _Check:
         asked = [j for j in sorted(set(self.changed + self.restated)) if post_blocks[j].derived]
         if not asked:
             return
+        # (the cheap pass: the blocks joined, lower case, searched for each claim's stem, then a
+        # block holding one for the claims: the claims' regular expression over the summarize
+        # benchmark's 49 summaries cost 30 ms, the stems' searches of their bytes ~0.1 ms)
+        datas = [self.post_facts[j].table.data for j in asked]
+        joined = b"\n".join(datas).lower()
+        stems = [stem for stem in _OUTCOME_STEMS if stem in joined]
+        if not stems:
+            return
         source_facts = self.gate.source_facts
-        for j in asked:
+        for j, data in zip(asked, datas):
+            lowered = data.lower()
+            if not any(stem in lowered for stem in stems):
+                continue
             block = post_blocks[j]
-            text = self.post_facts[j].table.data.decode("utf-8", "replace")
+            text = data.decode("utf-8", "replace")
             claims_success = _OUTCOME_ANY_CLAIM.search(text) is not None
             if not claims_success and _OUTCOME_PATCH_CLAIM.search(text) is None:
-                continue  # (the cheap pass: most summaries claim no outcome)
+                continue  # (most summaries claim no outcome)
             read = [(h, facts) for h in dict.fromkeys(block.provenance + self.cited(j))
                     if (facts := source_facts(h)) is not None]
             if all(_outcomes_of(facts) is None for _, facts in read):
@@ -12248,6 +12259,12 @@ _OUTCOME_CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("exists", re.compile(r"\bexists?\b|\bis present\b", re.IGNORECASE)),
     ("up", re.compile(r"\b(?:is|are|was|were) up\b|\bup and running\b|\b(?:is|are) (?:running|healthy)\b", re.IGNORECASE)),
     ("found", re.compile(r"\b(?:is|are) (?:defined|declared)\b", re.IGNORECASE)),
+)
+# (what each claim above and the patch claims hold, lower case: a block holding none claims nothing)
+_OUTCOME_STEMS = (
+    b"pass", b"succe", b"complet", b"worked", b"error", b"clean", b"issues", b"problems", b"install", b"connect",
+    b"exist", b"present", b"s up", b"e up", b"running", b"healthy", b"defined", b"declared", b"green",
+    b"failure", b"0 failed", b"apply", b"applied", b"rejected",
 )
 _OUTCOME_ANY_CLAIM = re.compile("|".join(f"(?:{p.pattern})" for _, p in _OUTCOME_CLAIMS), re.IGNORECASE)
 # (the success phrases that hold a failure word, taken out before a sentence is asked for one)
