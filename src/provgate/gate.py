@@ -4730,19 +4730,26 @@ class _Check:
         asked = [j for j in sorted(set(self.changed + self.restated)) if post_blocks[j].derived]
         if not asked:
             return
-        # (the cheap pass: the blocks joined, lower case, searched for each claim's stem, then a
-        # block holding one for the claims: the claims' regular expression over the summarize
-        # benchmark's 49 summaries cost 30 ms, the stems' searches of their bytes ~0.1 ms)
+        # (the cheap pass: the blocks joined, lower case, searched once for each claim's stem in
+        # one native call, and only the blocks holding one read for the claims: the claims'
+        # regular expression over the summarize benchmark's 49 summaries cost 30 ms, a search
+        # per stem per block in Python ~0.3 ms)
         datas = [self.post_facts[j].table.data for j in asked]
         joined = b"\n".join(datas).lower()
-        stems = [stem for stem in _OUTCOME_STEMS if stem in joined]
-        if not stems:
+        held = [stem for stem, found in zip(_OUTCOME_STEMS, marks_held(joined, _OUTCOME_STEMS)) if found]
+        if not held:
             return
+        ends = list(accumulate(len(d) + 1 for d in datas))
+        hit: set[int] = set()
+        for stem in held:
+            at = joined.find(stem)
+            while at >= 0:
+                k = bisect_right(ends, at)
+                hit.add(k)
+                at = joined.find(stem, ends[k]) if k + 1 < len(ends) else -1
         source_facts = self.gate.source_facts
-        for j, data in zip(asked, datas):
-            lowered = data.lower()
-            if not any(stem in lowered for stem in stems):
-                continue
+        for k in sorted(hit):
+            j, data = asked[k], datas[k]
             block = post_blocks[j]
             text = data.decode("utf-8", "replace")
             claims_success = _OUTCOME_ANY_CLAIM.search(text) is not None
@@ -12250,22 +12257,19 @@ _OUTCOME_ANY_FAILURE = re.compile("|".join(f"(?:{p.pattern})" for _, p in _OUTCO
 # rules, and claims nothing of the runs it does not count)
 _OUTCOME_CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("tests", re.compile(r"\ball\b[^\n]{0,200}?\bpass(?:es|ed|ing)?\b|(?<![\d,] )(?<!\d )\bpass(?:es|ed|ing)?\b|"
-                         r"\bno (?:test )?failures\b|\b0 failed\b|\b(?:is|are|all) green\b", re.IGNORECASE)),
-    ("command", re.compile(r"\bsucceed(?:ed|s)\b|\bsuccess(?:ful(?:ly)?)?\b|\bcompleted\b|\bworked\b", re.IGNORECASE)),
+                         r"\bno (?:test )?failures\b|\b0 failed\b", re.IGNORECASE)),
+    ("command", re.compile(r"\bsucceed(?:ed|s)\b|\bsuccess(?:ful(?:ly)?)?\b", re.IGNORECASE)),
     ("errors", re.compile(r"\bno errors?\b|\b(?:0|zero) errors?\b|\bwithout (?:any )?errors?\b|\berror-free\b|"
-                          r"\bclean\b|\bno (?:issues|problems)\b", re.IGNORECASE)),
+                          r"\bclean\b", re.IGNORECASE)),
     ("install", re.compile(r"\binstalled\b", re.IGNORECASE)),
     ("connect", re.compile(r"\bconnected\b|\bconnection (?:succeeded|established|works)\b", re.IGNORECASE)),
-    ("exists", re.compile(r"\bexists?\b|\bis present\b", re.IGNORECASE)),
-    ("up", re.compile(r"\b(?:is|are|was|were) up\b|\bup and running\b|\b(?:is|are) (?:running|healthy)\b", re.IGNORECASE)),
-    ("found", re.compile(r"\b(?:is|are) (?:defined|declared)\b", re.IGNORECASE)),
+    ("exists", re.compile(r"\bexists?\b", re.IGNORECASE)),
+    ("up", re.compile(r"\b(?:is|are|was|were) up\b|\bup and running\b", re.IGNORECASE)),
+    ("found", re.compile(r"\b(?:is|are) defined\b", re.IGNORECASE)),
 )
 # (what each claim above and the patch claims hold, lower case: a block holding none claims nothing)
-_OUTCOME_STEMS = (
-    b"pass", b"succe", b"complet", b"worked", b"error", b"clean", b"issues", b"problems", b"install", b"connect",
-    b"exist", b"present", b"s up", b"e up", b"running", b"healthy", b"defined", b"declared", b"green",
-    b"failure", b"0 failed", b"apply", b"applied", b"rejected",
-)
+_OUTCOME_STEMS = (b"pass", b"succe", b"error", b"clean", b"install", b"connect", b"exist", b" up", b"fail",
+                  b"appl", b"reject", b"defined")
 _OUTCOME_ANY_CLAIM = re.compile("|".join(f"(?:{p.pattern})" for _, p in _OUTCOME_CLAIMS), re.IGNORECASE)
 # (the success phrases that hold a failure word, taken out before a sentence is asked for one)
 _OUTCOME_SUCCESS_PHRASES = re.compile(
