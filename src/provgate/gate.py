@@ -4792,9 +4792,10 @@ class _Check:
                 continue  # (a listing or a match that names it)
             handle = failed[0][0]
             record = max((r for h, r in failed if h == handle), key=attrgetter("at"))
-            self.violate("I1", f"block {block_id!r} claims {clause!r}, but its source {handle!r} shows "
+            claim = clause if len(clause) <= 200 else clause[:200] + "…"  # (a clause can be a whole block)
+            self.violate("I1", f"block {block_id!r} claims {claim!r}, but its source {handle!r} shows "
                          f"only its failure: {record.line[:200]!r}",
-                         block=block_id, key="outcome", value=clause,
+                         block=block_id, key="outcome", value=claim,
                          evidence={"claim": kind, "source": handle, "line": record.line[:200],
                                    "change": "outcome_reversed"})
             return True
@@ -4809,9 +4810,11 @@ class _Check:
         if names and not any(names & o.names for _, o in sources):
             return  # (another patch than the one applied)
         handle, line = applied[0]
-        self.violate("I1", f"block {block_id!r} claims {sentence.strip()!r}, but its source {handle!r} "
+        claim = sentence.strip()
+        claim = claim if len(claim) <= 200 else claim[:200] + "…"
+        self.violate("I1", f"block {block_id!r} claims {claim!r}, but its source {handle!r} "
                      f"shows only its success: {line!r}",
-                     block=block_id, key="outcome", value=sentence.strip(),
+                     block=block_id, key="outcome", value=claim,
                      evidence={"claim": "patch", "source": handle, "line": line, "change": "outcome_reversed"})
 
     def _check_marked_quotations_grounded(self, blocks: list[int], reported: set[tuple[str, Any]]) -> None:
