@@ -12438,9 +12438,24 @@ _OUTCOME_CLAIM_WORDS = frozenset((
     b"exist", b"exists", b"up", b"failures", b"failed", b"apply", b"applied", b"rejected", b"defined",
     b"error-free",
 ))
-_OUTCOME_ALL = re.compile(rb"\ball\b")
+_OUTCOME_WORD_END = re.compile(rb"[a-z-]*")
+_OUTCOME_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz-")
 _OUTCOME_PASS_WORDS = frozenset((b"pass", b"passes", b"passed", b"passing"))
 _OUTCOME_COUNTED_WORDS = frozenset((b"error", b"errors", b"failures", b"failed"))
+
+
+def _outcome_all_before(lowered: bytes, start: int) -> bool:
+    """Whether the word ``all`` stands in the 200 bytes before ``start`` (``All 12 passed``;
+    ``call_6602`` holds none): a search of bytes, where a regular expression cost ~6 us a count
+    on the summarize benchmark's summaries (`4550 passed`)."""
+    low = max(0, start - 200)
+    at = lowered.rfind(b"all", low, start)
+    while at >= 0:
+        if (at == 0 or lowered[at - 1] not in _OUTCOME_WORD_BYTES) and (
+                at + 3 >= len(lowered) or lowered[at + 3] not in _OUTCOME_WORD_BYTES):
+            return True
+        at = lowered.rfind(b"all", low, at)
+    return False
 
 
 def _outcome_claim_word(lowered: bytes, start: int, end: int) -> bool:
@@ -12456,7 +12471,7 @@ def _outcome_claim_word(lowered: bytes, start: int, end: int) -> bool:
     before = lowered[max(0, start - 12):start]
     if word in _OUTCOME_PASS_WORDS:
         counted = before.rstrip(b" `*")[-1:].isdigit()
-        return not counted or _OUTCOME_ALL.search(lowered, max(0, start - 200), start) is not None
+        return not counted or _outcome_all_before(lowered, start)
     if word in _OUTCOME_COUNTED_WORDS:
         return before.endswith((b"no ", b"0 ", b"zero ", b"without ", b"any ", b"no test ")) or (
             word == b"failed" and lowered.startswith(b" to apply", end))
@@ -12477,12 +12492,10 @@ def _outcome_claim_words_at(lowered: bytes, stems: list[bytes]) -> Iterator[int]
         skip = 1 if stem.startswith(b" ") else 0
         at = lowered.find(stem)
         while at >= 0:
-            start = end = at + skip
-            while start > 0 and (lowered[start - 1:start].isalpha() or lowered[start - 1] == 45):
-                start -= 1
-            while end < len(lowered) and (lowered[end:end + 1].isalpha() or lowered[end] == 45):
-                end += 1
-            if _outcome_claim_word(lowered, start, end):
+            start = at + skip
+            end = _OUTCOME_WORD_END.match(lowered, start).end()  # type: ignore[union-attr]
+            # (every claim's word starts with its stem: one inside a word, `bypass`, is none)
+            if not (start and lowered[start - 1] in _OUTCOME_WORD_BYTES) and _outcome_claim_word(lowered, start, end):
                 yield at
             at = lowered.find(stem, max(end, at + 1))
 
@@ -12498,12 +12511,9 @@ def _outcome_claim_sentences(data: bytes, stems: list[bytes]) -> list[str]:
         skip = 1 if stem.startswith(b" ") else 0
         at = lowered.find(stem)
         while at >= 0:
-            start = end = at + skip
-            while start > 0 and (lowered[start - 1:start].isalpha() or lowered[start - 1] == 45):
-                start -= 1
-            while end < len(lowered) and (lowered[end:end + 1].isalpha() or lowered[end] == 45):
-                end += 1
-            if not _outcome_claim_word(lowered, start, end):
+            start = at + skip
+            end = _OUTCOME_WORD_END.match(lowered, start).end()  # type: ignore[union-attr]
+            if (start and lowered[start - 1] in _OUTCOME_WORD_BYTES) or not _outcome_claim_word(lowered, start, end):
                 at = lowered.find(stem, max(end, at + 1))
                 continue
             low, high = max(0, at - _OUTCOME_WINDOW), min(len(lowered), at + _OUTCOME_WINDOW)
