@@ -223,6 +223,7 @@ class _Facts:
         "_manifest_versions",
         "_markers",
         "_nesting",
+        "_outcomes",
         "_path_lines",
         "_pin_prose",
         "_source",
@@ -263,6 +264,7 @@ class _Facts:
         self._pin_prose: tuple[set[bytes], set[tuple[bytes, bytes]]] | None = None  # (_pin_prose)
         self._manifest_versions: set[tuple[bytes, bytes, bool]] | None = None  # (_manifest_versions)
         self._denied: frozenset[tuple[int, int]] | None = None
+        self._outcomes: _Outcomes | tuple[()] | None = None  # (_outcomes_of; () when it shows no failure)
 
     def denied_facts(self) -> frozenset[tuple[int, int]]:
         """The fact fingerprints (``fp_fact``) this text states only inside a quotation whose
@@ -3780,6 +3782,7 @@ class _Check:
             self._timed("I1", self._check_grounding)
             if not lossless:
                 self._timed("I1", self._check_quoted_polarity)
+                self._timed("I1", self._check_outcome_claims)
                 self._timed("I1", self._check_units_grounded)
                 self._timed("I1", self._check_pins_in_context)
                 self._timed("I1", self._check_versions_said)
@@ -4727,6 +4730,108 @@ class _Check:
                              block=block.id, key=span.key, value=span.value,
                              evidence={"span": [span.start, span.end], "text": span.text,
                                        "change": "negation_added" if negated else "negation_dropped"})
+
+    def _check_outcome_claims(self) -> None:
+        """A derived block does not claim the success of what its sources show only failing
+        (red team 138, F01): ``1 failed, 11 passed`` summarized as ``All tests passed.``, make's
+        ``error:`` and ``[exit code: 2]`` as ``make build succeeded.``, pip's ``No matching
+        distribution found for torch==2.9.0`` as ``Installed torch==2.9.0.`` held no fact to
+        ground and were accepted. A clause's success claim (:data:`_OUTCOME_CLAIMS`) is refused
+        when a source shows a failure of its kind (:data:`_OUTCOME_REFUTED_BY`) of the thing it
+        names (or of the run, when it names nothing), and no source shows that thing's success
+        (a later run's ``12 passed``). A sentence that also says something failed, negates, or
+        hedges (:data:`_OUTCOME_HEDGED`) claims no plain success and is left be. Reversed, only
+        where as clear: ``Patch applied.`` summarized as ``failed to apply``."""
+        post_blocks = self.post.blocks
+        asked = [j for j in sorted(set(self.changed + self.restated)) if post_blocks[j].derived]
+        if not asked:
+            return
+        # (the cheap pass: the blocks joined, lower case, searched once for each claim's stem in
+        # one native call, and only the blocks holding one read for the claims: the claims'
+        # regular expression over the summarize benchmark's 49 summaries cost 30 ms, a search
+        # per stem per block in Python ~0.3 ms)
+        datas = [self.post_facts[j].table.data for j in asked]
+        joined = b"\n".join(datas).lower()
+        held = [stem for stem, found in zip(_OUTCOME_STEMS, marks_held(joined, _OUTCOME_STEMS)) if found]
+        if not held:
+            return
+        # (the blocks where a stem is a claim's word, found in the joined text: a look at each
+        # block for the stems cost ~0.15 ms on the summarize benchmark, whose summaries hold
+        # stems in counts and names, `4550 passed`, `applyRecord`)
+        ends = list(accumulate(len(d) + 1 for d in datas))
+        hit = {bisect_right(ends, at) for at in _outcome_claim_words_at(joined, held)}
+        source_facts = self.gate.source_facts
+        for k in sorted(hit):
+            j, data = asked[k], datas[k]
+            block = post_blocks[j]
+            # (only the sentences around a stem that is a claim's word, each read once: the
+            # claims' expressions over a whole block cost ~30 ns a byte, and the summarize
+            # benchmark's summaries hold stems in counts and names, `4550 passed`, `applyRecord`)
+            claimed = [sentence for sentence in _outcome_claim_sentences(data, held)
+                       if _OUTCOME_ANY_CLAIM.search(sentence) or _OUTCOME_PATCH_CLAIM.search(sentence)]
+            if not claimed:
+                continue  # (most summaries claim no outcome)
+            read = [(h, facts) for h in dict.fromkeys(block.provenance + self.cited(j))
+                    if (facts := source_facts(h)) is not None]
+            if all(_outcomes_of(facts) is None for _, facts in read):
+                continue  # (no source shows a failure, or an applied patch)
+            sources = [(h, _outcomes_of(facts, full=True)) for h, facts in read]
+            commands = frozenset().union(*(o.commands for _, o in sources))
+            for sentence in (part for window in claimed for part in _outcome_sentences(window)):
+                if _OUTCOME_PATCH_CLAIM.search(sentence):
+                    self._check_patch_claim(block.id, sentence, sources, commands)
+                    continue
+                if _OUTCOME_HEDGED.search(_OUTCOME_SUCCESS_PHRASES.sub(" ", sentence)):
+                    continue
+                for clause in _OUTCOME_CLAUSE_BREAK.split(sentence):
+                    if self._refute_claim(block.id, clause.strip(), sources, commands):
+                        break
+
+    def _refute_claim(self, block_id: str, clause: str, sources: list[tuple[str, _Outcomes]],
+                      commands: frozenset[str]) -> bool:
+        kinds = [kind for kind, claim in _OUTCOME_CLAIMS if claim.search(clause)]
+        if not kinds:
+            return False
+        names = _outcome_names(clause, commands)
+        words = set(_OUTCOME_WORD.findall(_OUTCOME_IDENT_ONLY.sub(" ", clause.lower()))) - _OUTCOME_RUN_WORDS
+        for kind in kinds:
+            refuted_by = _OUTCOME_REFUTED_BY[kind]
+            failed = [(h, r) for h, o in sources for k in refuted_by
+                      if (r := _outcome_named_in(names, words, o, o.failures.get(k), False)) is not None]
+            if not failed:
+                continue
+            if any(_outcome_named_in(names, words, o, o.successes.get(k), True) is not None
+                   for _, o in sources for k in refuted_by):
+                continue  # (a run that succeeded: a later one, or another of the things named)
+            if kind in ("exists", "found") and names and any(
+                    names & o.shown for _, o in sources):
+                continue  # (a listing or a match that names it)
+            handle = failed[0][0]
+            record = max((r for h, r in failed if h == handle), key=attrgetter("at"))
+            claim = clause if len(clause) <= 200 else clause[:200] + "…"  # (a clause can be a whole block)
+            self.violate("I1", f"block {block_id!r} claims {claim!r}, but its source {handle!r} shows "
+                         f"only its failure: {record.line[:200]!r}",
+                         block=block_id, key="outcome", value=claim,
+                         evidence={"claim": kind, "source": handle, "line": record.line[:200],
+                                   "change": "outcome_reversed"})
+            return True
+        return False
+
+    def _check_patch_claim(self, block_id: str, sentence: str, sources: list[tuple[str, _Outcomes]],
+                           commands: frozenset[str]) -> None:
+        applied = [(h, m.group()) for h, o in sources if (m := _OUTCOME_PATCH_APPLIED.search(o.text))]
+        if not applied or any(_OUTCOME_PATCH_FAILED.search(o.text) for _, o in sources):
+            return
+        names = _outcome_names(sentence, commands)
+        if names and not any(names & o.names for _, o in sources):
+            return  # (another patch than the one applied)
+        handle, line = applied[0]
+        claim = sentence.strip()
+        claim = claim if len(claim) <= 200 else claim[:200] + "…"
+        self.violate("I1", f"block {block_id!r} claims {claim!r}, but its source {handle!r} "
+                     f"shows only its success: {line!r}",
+                     block=block_id, key="outcome", value=claim,
+                     evidence={"claim": "patch", "source": handle, "line": line, "change": "outcome_reversed"})
 
     def _check_marked_quotations_grounded(self, blocks: list[int], reported: set[tuple[str, Any]]) -> None:
         """A changed block's quotation of two words or more in the marks the grammar reads as
@@ -12274,6 +12379,348 @@ _PACKAGE_TABLE_DASHES = re.compile(rb"[ \t]*+-[ \t-]*+\r?\n")
 _PACKAGE_TABLE_ROW = re.compile(rb"[ \t]*+([^ \t\r\n]++)[ \t]++([^\r\n]++)\r?(?:\n|\Z)")
 _MANIFEST_NAME_WHOLE = re.compile(_MANIFEST_NAME)
 _LISTED_VERSION = re.compile(rb"[vV]?([0-9]++(?:\.[0-9]++)++" + _PRE_RELEASE + rb")")
+
+
+# -- outcome claims (red team 138, F01) ------------------------------------------------------------
+# A summary saying a failed run succeeded ("1 failed, 11 passed" -> "The test suite passes.") holds
+# no fact the grounding rules could look for: outcome words are words. These read the outcome a
+# tool output shows, line by line, and the outcome a summary's clause claims, by kind of outcome.
+
+# (what a claim of each kind is refuted by: a failed test run or command refutes "passes" and
+# "succeeded" alike; "no errors" only an error; "installed" only an install that found nothing)
+_OUTCOME_REFUTED_BY = {
+    "tests": ("tests", "command"), "command": ("tests", "command"), "errors": ("errors",),
+    "install": ("install",), "connect": ("connect",), "exists": ("exists",), "up": ("up",),
+    "found": ("found",),
+}
+# (a source's failure signals, one alternative a kind; a line may hold several)
+_OUTCOME_FAILURE_SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("tests", re.compile(r"\b[1-9]\d* (?:failed|errors?)\b(?=[^\n]{0,200}?\b(?:passed|in \d|tests?\b|seconds))|^FAILED\b|"
+                         r"^(?:ERROR|FAIL): test|::\S+ (?:FAILED|ERROR)\b|\bFAILED \((?:failures|errors)=|\bTests?:\s+[1-9]\d* failed",
+                         re.MULTILINE)),
+    ("command", re.compile(r"\[exit code: [1-9]\d*\]|\bexit (?:status|code):? [1-9]\d*\b|"
+                           r"non-zero exit status|^make(?:\[\d+\])?: \*\*\*|^\S+ failed\b|^(?:Build|Deploy|Command|Job) "
+                           r"failed\b", re.MULTILINE | re.IGNORECASE)),
+    ("errors", re.compile(r"\berror(?:\[\w+\])?:|\bERROR\b|^Error\b|\bError [1-9]|\bFound [1-9]\d* errors?\b", re.MULTILINE)),
+    ("install", re.compile(r"No matching distribution found for|Could not find a version that satisfies|"
+                           r"^npm ERR!|Unable to locate package", re.MULTILINE)),
+    ("connect", re.compile(r"could not connect|Connection refused|could not translate host name|"
+                           r"connection to server .{0,200}? failed|Can't connect to", re.IGNORECASE)),
+    ("exists", re.compile(r"No such file or directory|cannot access|does not exist")),
+    ("up", re.compile(r"\bExited \([1-9]\d*\)|\bRestarting \(|\bCrashLoopBackOff\b|\bunhealthy\b")),
+    ("found", re.compile(r"^\(no matches\)|\bno matches found\b", re.MULTILINE | re.IGNORECASE)),
+)
+_OUTCOME_SUCCESS_SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("tests", re.compile(r"^(?![^\n]*\b[1-9]\d* (?:failed|errors?)\b)[^\n]*\b[1-9]\d* passed\b|^OK\b|^PASSED\b|::\S+ PASSED\b|"
+                         r"\ball (?:\d+ )?tests? passed\b|\bTests?:[ \t]+(?![^\n]{0,200}?failed)[^\n]{0,200}?\bpassed\b", re.MULTILINE | re.IGNORECASE)),
+    ("command", re.compile(r"\[exit code: 0\]|\bexit (?:status|code):? 0\b|\bsucceeded\b|\bsuccessfully\b|"
+                           r"^(?:Build|Deploy|Job) (?:completed|finished|succeeded)\b", re.MULTILINE | re.IGNORECASE)),
+    ("errors", re.compile(r"\bno issues found\b|\b0 errors?\b|\bno errors\b|\bAll checks passed\b", re.IGNORECASE)),
+    ("install", re.compile(r"\bSuccessfully installed\b|\bRequirement already satisfied\b|^added \d+ packages?", re.MULTILINE)),
+    ("connect", re.compile(r"\bConnected to\b|\bconnection (?:established|succeeded)\b|\bYou are now connected\b", re.IGNORECASE)),
+    ("up", re.compile(r"\bUp (?:\d|About|Less)|\bhealthy\b|\bRunning\b")),
+)
+_OUTCOME_ANY_FAILURE = re.compile("|".join(f"(?:{p.pattern})" for _, p in _OUTCOME_FAILURE_SIGNALS), re.MULTILINE | re.IGNORECASE)
+# (a clause's success claim, one alternative a kind; "11 passed" is a count, read by the number
+# rules, and claims nothing of the runs it does not count)
+_OUTCOME_CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("tests", re.compile(r"\ball\b[^\n]{0,200}?\bpass(?:es|ed|ing)?\b|(?<![\d,] )(?<!\d )\bpass(?:es|ed|ing)?\b|"
+                         r"\bno (?:test )?failures\b|\b0 failed\b", re.IGNORECASE)),
+    ("command", re.compile(r"\bsucceed(?:ed|s)\b|\bsuccess(?:ful(?:ly)?)?\b", re.IGNORECASE)),
+    ("errors", re.compile(r"\bno errors?\b|\b(?:0|zero) errors?\b|\bwithout (?:any )?errors?\b|\berror-free\b|"
+                          r"\bclean\b", re.IGNORECASE)),
+    ("install", re.compile(r"\binstalled\b", re.IGNORECASE)),
+    ("connect", re.compile(r"\bconnected\b|\bconnection (?:succeeded|established|works)\b", re.IGNORECASE)),
+    ("exists", re.compile(r"\bexists?\b", re.IGNORECASE)),
+    ("up", re.compile(r"\b(?:is|are|was|were) up\b|\bup and running\b", re.IGNORECASE)),
+    ("found", re.compile(r"\b(?:is|are) defined\b", re.IGNORECASE)),
+)
+# (what each claim above and the patch claims hold, lower case: a block holding none claims nothing)
+_OUTCOME_STEMS = (b"pass", b"succe", b"error", b"clean", b"install", b"connect", b"exist", b" up", b"fail",
+                  b"appl", b"reject", b"defined")
+_OUTCOME_ANY_CLAIM = re.compile("|".join(f"(?:{p.pattern})" for _, p in _OUTCOME_CLAIMS), re.IGNORECASE)
+# (the success phrases that hold a failure word, taken out before a sentence is asked for one)
+_OUTCOME_SUCCESS_PHRASES = re.compile(
+    r"\bno (?:test )?(?:failures?|errors?|issues|problems)\b|\b(?:0|zero) (?:failed|failures?|errors?)\b|"
+    r"\bwithout (?:any )?(?:errors?|failures?)\b|\berror-free\b", re.IGNORECASE)
+# (a sentence that also says something failed, negates, or speaks of what should or will happen
+# claims no success: "11 passed, 1 failed", "did not pass", "should pass once fixed")
+_OUTCOME_HEDGED = re.compile(
+    r"\b(?:fail\w*|errors?|erro?red|broke\w*|could ?n[o']t|cannot|can't|not|\w+n't|never|unable|missing|refused|"
+    r"denied|exited|down|crash\w*|red|should|will|would|expect\w*|once|until|if|unless|need\w*|to (?:pass|succeed)|"
+    r"whether|try|tried|attempt\w*|previously|before|earlier|first)\b", re.IGNORECASE)
+_OUTCOME_SENTENCE = re.compile(r"[^\n.!?;]*(?:[.!?;](?=\S)[^\n.!?;]*)*")
+_OUTCOME_CLAUSE_BREAK = re.compile(r",\s+|\s+(?:and|but|while)\s+")
+# (a named thing: a token with an inner _ . / : = @ or -, or a code span)
+_OUTCOME_IDENT = re.compile(r"`([^`\n]{1,200})`|([A-Za-z0-9_][\w./:=@+-]*[\w/])")
+# (words that name the run itself, or say nothing of what ran: a claim of these alone claims
+# the success of every run its sources show; any other word names one thing, "the migration")
+_OUTCOME_RUN_WORDS = frozenset((
+    "a", "all", "an", "and", "any", "are", "as", "at", "be", "been", "build", "builds", "by", "check",
+    "checked", "checks", "ci", "clean", "cleanly", "code", "command", "completed", "connected", "container",
+    "correctly", "database", "db", "declared", "defined", "entire", "error", "errors", "every", "everything",
+    "exist", "exists", "failures", "file", "files", "fine", "fix", "fixed", "for", "from", "fully", "green",
+    "has", "have", "healthy", "in", "installed", "is", "it", "its", "job", "lint", "local", "locally", "no",
+    "now", "of", "ok", "on", "our", "pass", "passed", "passes", "passing", "pipeline", "present", "project",
+    "properly", "repo", "repository", "run", "running", "runs", "script", "server", "service", "source",
+    "still", "succeeded", "succeeds", "success", "successful", "successfully", "suite", "test", "tests",
+    "that", "the", "their", "then", "this", "to", "type", "unit", "up", "was", "were", "whole", "with",
+    "without", "works", "worked", "zero",
+))
+_OUTCOME_WORD = re.compile(r"[a-z]{3,}")
+_OUTCOME_IDENT_ONLY = re.compile(r"`[^`\n]*`|\S*[\w][_./:=@][\w./:=@+-]*")
+_OUTCOME_TEST_NAME = re.compile(r"\btest_\w+|\w+::\w+")
+_OUTCOME_COMMAND = re.compile(r"^\$\s+(?:sudo\s+)?(?:\./)?([\w.-]+)", re.MULTILINE)
+_OUTCOME_PATCH_APPLIED = re.compile(r"\bPatch applied\b|\bApplied patch\b|^Success\. Updated the following files",
+                                    re.MULTILINE | re.IGNORECASE)
+_OUTCOME_PATCH_FAILED = re.compile(r"\bfailed to apply\b|\bpatch failed\b|\bHunk #\d+ FAILED\b|\brejected\b|"
+                                   r"\berror:", re.IGNORECASE)
+_OUTCOME_PATCH_CLAIM = re.compile(r"\b(?:failed to apply|did(?: not|n't) apply|(?:was|were) not applied|"
+                                  r"could(?: not|n't) be applied|(?:was|were) rejected)\b", re.IGNORECASE)
+
+
+class _OutcomeRecord(NamedTuple):
+    kind: str
+    line: str
+    at: int  # (where its line starts: the last failure line of a run is its verdict, "1 failed, 11 passed")
+    tests: frozenset[str]  # (the test names its line names: FAILED ... ::test_x)
+
+
+class _OutcomeKind(NamedTuple):
+    """A source's lines of one kind of outcome, as a claim asks them: the last line (a run's
+    verdict comes last), the last naming each test, and whether a line names no test (``12
+    passed`` covers every test). Kept per kind and test, not per line, so a claim is matched in
+    time of the names it holds, not of the source's lines (20k failure lines, red team style)."""
+
+    last: _OutcomeRecord
+    by_test: dict[str, _OutcomeRecord]
+    unnamed: bool
+
+
+class _Outcomes(NamedTuple):
+    failures: dict[str, _OutcomeKind]
+    successes: dict[str, _OutcomeKind]
+    names: frozenset[str]  # (every named thing of the text, lower case, and its parts)
+    commands: frozenset[str]  # (the programs its ``$`` lines run: a claim naming ``make`` names one)
+    words: frozenset[str]  # (its words, lower case)
+    shown: frozenset[str]  # (the names and words of its lines that are no command and no failure)
+    text: str
+
+
+def _outcome_ident(token: str) -> str:
+    return token.lower().strip(".,:;/\"'()[]").removeprefix("./")
+
+
+def _outcome_names(text: str, commands: Iterable[str] = ()) -> set[str]:
+    """The things ``text`` names (lower case, with their parts: ``torch==2.9.0`` names torch),
+    and its words that are one of ``commands``."""
+    names: set[str] = set()
+    commands = set(commands)
+    if commands:
+        names.update(w for w in re.findall(r"[\w.-]+", text.lower()) if w in commands)
+    for m in _OUTCOME_IDENT.finditer(text):
+        if m.group(1) is not None:
+            for piece in m.group(1).split():
+                names.add(_outcome_ident(piece))
+            continue
+        token = m.group(2)
+        if not any(c in token for c in "_./:=@-") or not any(c.isalpha() for c in token):
+            continue
+        token = _outcome_ident(token)
+        if len(token) < 3:
+            continue
+        names.add(token)
+        for part in re.split(r"==|::|[:@/]", token):
+            if len(part) >= 3 and any(c.isalpha() for c in part):
+                names.add(part)
+    names.discard("")
+    return names
+
+
+def _outcomes_of(facts: _Facts, full: bool = False) -> _Outcomes | None:
+    """The failure and success lines of a source's text and the things it names, read once a
+    source (cached on its facts). The cheap pass first: a text with no failure signal (one
+    search) refutes no claim and is read whole (``full``) only when another source of the same
+    summary shows a failure, for the success it may show (a later run); None when not read."""
+    found = facts._outcomes
+    if found:
+        return found  # type: ignore[return-value]
+    if found is None:
+        text = facts.table.data.decode("utf-8", "replace")
+        if _OUTCOME_ANY_FAILURE.search(text) is None and _OUTCOME_PATCH_APPLIED.search(text) is None:
+            facts._outcomes = found = ()
+    if found == () and not full:
+        return None
+    text = facts.table.data.decode("utf-8", "replace")
+    failures = _outcome_kinds(text, _OUTCOME_FAILURE_SIGNALS)
+    successes = _outcome_kinds(text, _OUTCOME_SUCCESS_SIGNALS)
+    commands = frozenset(c.lower() for c in _OUTCOME_COMMAND.findall(text))
+    outcomes = _Outcomes(failures, successes, frozenset(_outcome_names(text, commands)), commands,
+                         frozenset(_OUTCOME_WORD.findall(text.lower())), _outcome_shown(text), text)
+    facts._outcomes = outcomes
+    return outcomes
+
+
+def _outcome_kinds(text: str, signals: tuple[tuple[str, re.Pattern[str]], ...]) -> dict[str, _OutcomeKind]:
+    found: dict[str, _OutcomeKind] = {}
+    for kind, signal in signals:
+        last: _OutcomeRecord | None = None
+        by_test: dict[str, _OutcomeRecord] = {}
+        unnamed = False
+        for m in signal.finditer(text):
+            record = _outcome_record(kind, text, m)
+            if last is None or record.at >= last.at:
+                last = record
+            for test in record.tests:
+                by_test[test] = record
+            unnamed = unnamed or not record.tests
+        if last is not None:
+            found[kind] = _OutcomeKind(last, by_test, unnamed)
+    return found
+
+
+def _outcome_record(kind: str, text: str, m: re.Match[str]) -> _OutcomeRecord:
+    start = text.rfind("\n", 0, m.start()) + 1
+    end = text.find("\n", m.end())
+    line = text[start:end if end >= 0 else len(text)]
+    return _OutcomeRecord(kind, line.strip(), start, frozenset(
+        name.lower() for test in _OUTCOME_TEST_NAME.findall(line) for name in test.split("::")))
+
+
+def _outcome_shown(text: str) -> frozenset[str]:
+    """The names and words of ``text``'s lines other than a command or a failure (``ls
+    config/`` listing ``prod.yaml``; grep's ``src/a.py:3:MAX_RETRIES = 3``): an ``exists``
+    claim of one of them is shown true."""
+    kept = "\n".join(line for line in text.splitlines()
+                     if not line.startswith("$") and _OUTCOME_ANY_FAILURE.search(line) is None)
+    return frozenset(_outcome_names(kept)) | frozenset(_OUTCOME_WORD.findall(kept.lower()))
+
+
+# (the words a claim stands on, found by their stems: any other word a stem is in claims nothing)
+_OUTCOME_CLAIM_WORDS = frozenset((
+    b"pass", b"passes", b"passed", b"passing", b"succeeded", b"succeeds", b"success", b"successful",
+    b"successfully", b"error", b"errors", b"error-free", b"clean", b"installed", b"connected", b"connection",
+    b"exist", b"exists", b"up", b"failures", b"failed", b"apply", b"applied", b"rejected", b"defined",
+    b"error-free",
+))
+_OUTCOME_WORD_END = re.compile(rb"[a-z-]*")
+_OUTCOME_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz-")
+_OUTCOME_PASS_WORDS = frozenset((b"pass", b"passes", b"passed", b"passing"))
+_OUTCOME_COUNTED_WORDS = frozenset((b"error", b"errors", b"failures", b"failed"))
+
+
+def _outcome_all_before(lowered: bytes, start: int) -> bool:
+    """Whether the word ``all`` stands in the 200 bytes before ``start`` (``All 12 passed``;
+    ``call_6602`` holds none): a search of bytes, where a regular expression cost ~6 us a count
+    on the summarize benchmark's summaries (`4550 passed`)."""
+    low = max(0, start - 200)
+    at = lowered.rfind(b"all", low, start)
+    while at >= 0:
+        if (at == 0 or lowered[at - 1] not in _OUTCOME_WORD_BYTES) and (
+                at + 3 >= len(lowered) or lowered[at + 3] not in _OUTCOME_WORD_BYTES):
+            return True
+        at = lowered.rfind(b"all", low, at)
+    return False
+
+
+def _outcome_claim_word(lowered: bytes, start: int, end: int) -> bool:
+    """Whether the word ``lowered[start:end]`` may stand in a claim (:data:`_OUTCOME_CLAIMS`,
+    :data:`_OUTCOME_PATCH_CLAIM`), by the bytes around it: ``passed`` after a count (``4550
+    passed``) is the count's, ``errors`` or ``failed`` claims a success only after ``no``, ``0``,
+    ``zero``, ``without`` (``failed`` also in ``failed to apply``), ``up`` only after ``is``,
+    ``are``, ``was``, ``were`` or before ``and running``. The expressions, ~30 ns a byte, then
+    read only the sentences of such words."""
+    word = lowered[start:end]
+    if word not in _OUTCOME_CLAIM_WORDS:
+        return False
+    before = lowered[max(0, start - 12):start]
+    if word in _OUTCOME_PASS_WORDS:
+        counted = before.rstrip(b" `*")[-1:].isdigit()
+        return not counted or _outcome_all_before(lowered, start)
+    if word in _OUTCOME_COUNTED_WORDS:
+        return before.endswith((b"no ", b"0 ", b"zero ", b"without ", b"any ", b"no test ")) or (
+            word == b"failed" and lowered.startswith(b" to apply", end))
+    if word == b"up":
+        return before.endswith((b"is ", b"are ", b"was ", b"were ")) or lowered.startswith(b" and running", end)
+    if word == b"defined":
+        return before.endswith((b"is ", b"are "))
+    return True
+
+
+_OUTCOME_SENTENCE_ENDS = (b"\n", b". ", b"; ", b"! ", b"? ")
+_OUTCOME_WINDOW = 512
+
+
+def _outcome_claim_words_at(lowered: bytes, stems: list[bytes]) -> Iterator[int]:
+    """Where in ``lowered`` one of ``stems`` is a claim's word (:func:`_outcome_claim_word`)."""
+    for stem in stems:
+        skip = 1 if stem.startswith(b" ") else 0
+        at = lowered.find(stem)
+        while at >= 0:
+            start = at + skip
+            end = _OUTCOME_WORD_END.match(lowered, start).end()  # type: ignore[union-attr]
+            # (every claim's word starts with its stem: one inside a word, `bypass`, is none)
+            if not (start and lowered[start - 1] in _OUTCOME_WORD_BYTES) and _outcome_claim_word(lowered, start, end):
+                yield at
+            at = lowered.find(stem, max(end, at + 1))
+
+
+def _outcome_claim_sentences(data: bytes, stems: list[bytes]) -> list[str]:
+    """The sentences of ``data`` (at most :data:`_OUTCOME_WINDOW` bytes either side of the word)
+    that hold one of ``stems`` as one of :data:`_OUTCOME_CLAIM_WORDS`, each once. Each
+    occurrence is looked at within its window, and the search goes on past a sentence taken:
+    linear in ``data``."""
+    lowered = data.lower()
+    spans: list[tuple[int, int]] = []
+    for stem in stems:
+        skip = 1 if stem.startswith(b" ") else 0
+        at = lowered.find(stem)
+        while at >= 0:
+            start = at + skip
+            end = _OUTCOME_WORD_END.match(lowered, start).end()  # type: ignore[union-attr]
+            if (start and lowered[start - 1] in _OUTCOME_WORD_BYTES) or not _outcome_claim_word(lowered, start, end):
+                at = lowered.find(stem, max(end, at + 1))
+                continue
+            low, high = max(0, at - _OUTCOME_WINDOW), min(len(lowered), at + _OUTCOME_WINDOW)
+            first = max([low] + [i + len(t) for t in _OUTCOME_SENTENCE_ENDS if (i := lowered.rfind(t, low, at)) >= 0])
+            last = min([high] + [i + 1 for t in _OUTCOME_SENTENCE_ENDS if (i := lowered.find(t, at, high)) >= 0])
+            spans.append((first, last))
+            at = lowered.find(stem, max(last, at + 1))
+    merged: list[tuple[int, int]] = []
+    for first, last in sorted(spans):
+        if merged and first < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], last))
+        else:
+            merged.append((first, last))
+    return [data[first:last].decode("utf-8", "replace") for first, last in merged]
+
+
+def _outcome_sentences(text: str) -> Iterator[str]:
+    for m in _OUTCOME_SENTENCE.finditer(text):
+        if m.group().strip():
+            yield m.group()
+
+
+def _outcome_named_in(names: set[str], words: set[str], outcomes: _Outcomes, lines: _OutcomeKind | None,
+                      success: bool) -> _OutcomeRecord | None:
+    """The line of ``lines`` (one kind of outcome of ``outcomes``) that a claim naming ``names``
+    and saying ``words`` (:data:`_OUTCOME_RUN_WORDS` aside; none of either: a claim of the run as
+    a whole) speaks of, if any. A test it names must be one a failure line names (``test_b
+    passes`` of a run where test_a failed speaks of another test), or be covered by a success
+    line: one naming it, or a tests line naming none (``12 passed``). Any other name or word
+    is one of the source's (``make build`` of ``$ make build``; "the migration completed"
+    speaks of no pytest run)."""
+    if lines is None:
+        return None
+    tests = {n for n in names if n.startswith("test_")}
+    if tests:
+        for test in sorted(tests):
+            if test in lines.by_test:
+                return lines.by_test[test]
+        return lines.last if success and lines.unnamed and lines.last.kind == "tests" else None
+    if not names and not words:
+        return lines.last
+    return lines.last if names & outcomes.names or words & outcomes.words else None
 
 
 def _manifest_versions(facts: _Facts) -> set[tuple[bytes, bytes, bool]]:
