@@ -23307,7 +23307,7 @@ _OUTCOME_FORMS = {"failed": r"failed|failures?", "error": r"errors?", "warning":
 _OUTCOME_COUNT = re.compile(r"(\d+)[ \t]+(?:tests?[ \t]+)?(" + _OUTCOME_WORDS + r")\b", re.IGNORECASE)
 # (the words of _OUTCOME_COUNT, each found by a substring search: "passed" and "failed" also
 # end "xpassed" and "xfailed", an "s" may end the other three)
-_OUTCOME_STEMS = ("passed", "failed", "failure", "error", "warning", "skipped")
+_OUTCOME_COUNT_WORDS = ("passed", "failed", "failure", "error", "warning", "skipped")
 # a figure and the blanks (and "tests") right before an outcome word
 _COUNT_BEFORE = re.compile(r"(\d+)[ \t]+(?:tests?[ \t]+)?\Z")
 _COUNT_LOOK_BACK = 64
@@ -23363,7 +23363,7 @@ def _outcome_counts(text: str, lowered: str) -> set[tuple[str, str]]:
         return {(_outcome_word(m.group(2)), m.group(1)) for m in _OUTCOME_COUNT.finditer(text)
                 if m.start() == 0 or text[m.start() - 1] not in _WORD_BYTE}
     marks: set[tuple[str, str]] = set()
-    for stem in _OUTCOME_STEMS:
+    for stem in _OUTCOME_COUNT_WORDS:
         at = lowered.find(stem)
         while at >= 0:
             start, end = at, at + len(stem)
