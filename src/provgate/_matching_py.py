@@ -127,7 +127,6 @@ _EMPHASIS = frozenset(b"*_~")
 _INLINE_BLANKS = frozenset(b" \t")
 _LINE_BREAKS = frozenset(b"\r\n")
 _OPENERS = {ord(")"): ord("("), ord("]"): ord("[")}
-_DASHES = ("\u2013".encode(), "\u2014".encode())  # en dash, em dash
 # the quotation mark that opens the quoted words (do not "deploy to prod"): a quote fact's text
 # starts right after it, and the words a source denies stay denied inside it
 _QUOTE_MARKS = frozenset(b"\"'")
