@@ -3784,6 +3784,7 @@ class _Check:
                 self._timed("I1", self._check_quoted_polarity)
                 self._timed("I1", self._check_outcome_claims)
                 self._timed("I1", self._check_units_grounded)
+                self._timed("I1", self._check_dates_times_said)
                 self._timed("I1", self._check_pins_in_context)
                 self._timed("I1", self._check_versions_said)
                 self._timed("I1", self._check_versions_owned)
@@ -5486,6 +5487,42 @@ class _Check:
                                  "utf-8", "replace")})
                 break
 
+    def _check_dates_times_said(self) -> None:
+        """A derived block's full date (``2024-03-05``, ``2024/03/05``, ``March 5, 2024``, ``5
+        March 2024``, ``Mar 5 2024``), time (``14:02``, ``14:02:11``, ``2:02 pm``) and host:port
+        (``127.0.0.1:8080``) is one some source of it writes, in any spelling
+        (:func:`_dates_times_written`): each component was grounded alone, so a date made of the
+        numbers of others (``2024-05-03`` of ``2024-03-05``, the day of another date, the 14 of a
+        time) or a time made of two stamps' parts was accepted (red team 138, F11). A time is
+        written by a source's time or as the HH:MM of its HH:MM:SS; a time zone is not
+        converted (fail closed). One pass over the blocks joined finds whether any may hold one."""
+        post_blocks = self.post.blocks
+        asked = [j for j in sorted(set(self.changed + self.restated)) if post_blocks[j].derived]
+        if not asked:
+            return
+        datas = [self.post_facts[j].table.data for j in asked]
+        if not _may_state_date_time(datas[0] if len(datas) == 1 else b"\n".join(datas)):
+            return
+        gate = self.gate
+        for j, data in zip(asked, datas):
+            if len(datas) > 1 and not _may_state_date_time(data):
+                continue
+            stated = [s for s in _dates_times_stated(data) if s[0] != "day"]
+            if not stated:
+                continue
+            block = post_blocks[j]
+            handles = list(dict.fromkeys(block.provenance + self.cited(j)))
+            written = [_dates_times_written(x.table.data) for h in handles if (x := gate.source_facts(h)) is not None]
+            seen: set[tuple[str, str]] = set()
+            for kind, value, text, start, end in stated:
+                if (kind, text) in seen or _stated_written(kind, value, written):
+                    continue
+                seen.add((kind, text))
+                self.violate("I1", f"block {block.id!r} writes the {kind} {text!r}, which none of its sources "
+                             f"{handles[:MAX_SEARCHED_NAMED]} writes (in any spelling): a {kind} is grounded whole, "
+                             "not by its numbers", block=block.id, value=text,
+                             evidence={"span": [start, end], "text": text, "kind": kind})
+
     def _check_units_grounded(self) -> None:
         """A new or changed block's figure with a unit after it (``30 minutes``) keeps the unit
         its sources give that figure: the number alone is a fact, so a summary of ``Wait 30
@@ -5932,6 +5969,7 @@ class _Check:
                   lambda o, r: _ground_quoted_facts(tables, sources, o, r),
                   lambda o, r: _ground_underscore_emphasis(tables, sources, o, r),
                   lambda o, r: _ground_units_respelled(tables, sources, o, r),
+                  lambda o, r: _ground_dates_and_times(tables, sources, o, r),
                   lambda o, r: _ground_across_no_break_spaces(tables, sources, o, r),
                   lambda o, r: _ground_wrapped_quotes(tables, [[x.table.data for x in group] + (
                       [] if own_pre is None else [own_pre.table.data]) for group, (*_, own_pre) in zip(
@@ -13997,6 +14035,212 @@ def _no_break_words(text: bytes) -> set[tuple[int, ...]]:
 _NO_BREAK_WORD_ENDS = frozenset(b" \t\r\n")
 _NO_BREAK_REACH = 128
 _NO_BREAK_WORDS = 4096
+
+
+# Dates, times and host:port (red team 138, F11, F03) ------------------------------------------
+# The grammar reads `2024-03-05` as three numbers and `14:02:11` as three, each grounded alone,
+# so a date or time no source writes, made of the numbers of others (month and day swapped, the
+# day of another date, the hour of one stamp and the minutes of another), was grounded; and a
+# date a source writes another way (`Tue Mar 5 14:02:11 2024` as 2024-03-05, an ISO stamp's
+# 14:02) was refused for a component (`03`, `March`) the sources never write alone. A date, a
+# time and a host:port are read whole, on both sides, and compared as values.
+
+_MONTH_WORD = (rb"(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+               rb"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)")
+# (whether a text may hold a full date, a time or an IPv4 host:port: its digits read as 0 and its
+# letters as a or A, one translation, then a few substring searches, all in C. A regular expression
+# for it cost 0.1-0.9 ms on the summarize benchmark's 17 KB of summaries, path:line and markers
+# holding ":"; this ~100 us there on a loaded machine, 8 searches of bytes in C: "Mar 5 2024",
+# "March 5, 2024" hold a day before a year, "5 March 2024" a day before a capital)
+_SHAPES = bytes.maketrans(b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+                          b"0" * 10 + b"a" * 26 + b"A" * 26)
+_DATE_TIME_SHAPES = (b"0:0", b"-00-", b"-0-", b"/00/", b"/0/", b"0 0000", b"0, 0000", b"0 A")
+
+
+def _may_state_date_time(data: bytes) -> bool:
+    shape = data.translate(_SHAPES)
+    return any(lead in shape for lead in _DATE_TIME_SHAPES)
+
+
+_MONTHS = {name: k + 1 for k, name in enumerate(
+    (b"jan", b"feb", b"mar", b"apr", b"may", b"jun", b"jul", b"aug", b"sep", b"oct", b"nov", b"dec"))}
+# (whether a block whose rows are left over may hold a date or time to ground them by: a month
+# and day with no year, "on March 5", too; asked of a few blocks only)
+_DATE_TIME_LEAD = re.compile(rb":(?<=\d:)\d|-\d\d?-\d|/\d\d?/\d|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.? +\d")
+_ISO_DATE = re.compile(rb"(?<![\d.])(\d{4})([-/])(\d{1,2})\2(\d{1,2})(?!\d)")
+# Month day[,] [time] [zone] year (ctime, git, openssl, "March 5, 2024"); day Month year (RFC
+# 2822, "5 March 2024", Apache's 05/Mar/2024); Month day with no year (syslog)
+_MONTH_DAY_YEAR = re.compile(
+    rb"(?<![A-Za-z])" + _MONTH_WORD + rb"\.?[ ]+(\d{1,2})(?:st|nd|rd|th)?(?![\d:])(?:,?[ ]+"
+    rb"(?:\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?[ ]+(?:[A-Z]{3,5}[ ]+|[+-]\d{4}[ ]+)?)?(\d{4})(?!\d))?",
+    re.IGNORECASE)
+_DAY_MONTH_YEAR = re.compile(
+    rb"(?<![\d.])(\d{1,2})(?:st|nd|rd|th)?(?:[ ]+(?:of[ ]+)?|[-/])" + _MONTH_WORD
+    + rb"(?![A-Za-z])\.?(?:,?[ ]+|[-/])(\d{4})(?!\d)", re.IGNORECASE)
+_CLOCK = re.compile(rb"(?<![\d.:])(\d{1,2}):(\d{2})(?::(\d{2}))?(?![\d:])(?:[ ]?([ap])\.?m\b)?",
+                    re.IGNORECASE)
+# (a source's times are read wherever they stand: `T14:02:11`, `:14:02:11` of Apache's stamp)
+_CLOCK_ANYWHERE = re.compile(rb"(?<!\d)(\d{1,2}):(\d{2})(?::(\d{2}))?(?!\d)(?:[ ]?([ap])\.?m\b)?",
+                             re.IGNORECASE)
+_YEAR = re.compile(rb"(?<![\d.])((?:19|20)\d\d)(?![\d.])")
+# (an IPv4 address's: a host name's port, `db.internal:5432`, is not asked, its lead would stop
+# at every letter)
+_HOST_PORT = re.compile(rb"(?<![\w.:-])((?:\d{1,3}\.){3}\d{1,3}):(\d{1,5})(?![\d:])")
+
+
+def _valid_date(year: int | None, month: int, day: int) -> bool:
+    return 1 <= month <= 12 and 1 <= day <= 31 and (year is None or 1000 <= year <= 2999)
+
+
+def _month_of(word: bytes) -> int:
+    return _MONTHS[word[:3].lower()]
+
+
+def _clock_values(m: re.Match[bytes]) -> tuple[int, int, int | None, bytes | None] | None:
+    hour, minute = int(m[1]), int(m[2])
+    second = None if m[3] is None else int(m[3])
+    half = None if m[4] is None else m[4].lower()
+    if minute > 59 or (second is not None and second > 60) or hour > (12 if half else 23):
+        return None
+    return hour, minute, second, half
+
+
+def _in_24h(hour: int, half: bytes | None) -> int:
+    if half is None:
+        return hour
+    return hour % 12 + (12 if half == b"p" else 0)
+
+
+def _dates_times_stated(data: bytes) -> list[tuple[str, Any, str, int, int]]:
+    """The full dates, times and host:ports a summary writes: (kind, value, text, start, end);
+    a date's value (year, month, day), a time's (its digits in 24 hours or as written, seconds
+    or None, whether an am/pm gave it), a host:port's its text lower-cased. A month and day with
+    no year are read too, as kind "day" (they ground their words; only a full date is asked)."""
+    found: list[tuple[str, Any, str, int, int]] = []
+    taken: list[tuple[int, int]] = []
+    for m in _ISO_DATE.finditer(data):
+        year, month, day = int(m[1]), int(m[3]), int(m[4])
+        if _valid_date(year, month, day):
+            found.append(("date", (year, month, day), m[0].decode(), m.start(), m.end()))
+            taken.append(m.span())
+    for m in _MONTH_DAY_YEAR.finditer(data):
+        month, day = _month_of(m[1]), int(m[2])
+        if not _valid_date(None, month, day):
+            continue
+        if m[3] is not None and _valid_date(int(m[3]), month, day):
+            found.append(("date", (int(m[3]), month, day), m[0].decode(), m.start(), m.end()))
+        else:
+            found.append(("day", (month, day), data[m.start():m.end(2)].decode(), m.start(), m.end(2)))
+    for m in _DAY_MONTH_YEAR.finditer(data):
+        year, month, day = int(m[3]), _month_of(m[2]), int(m[1])
+        if _valid_date(year, month, day):
+            found.append(("date", (year, month, day), m[0].decode(), m.start(), m.end()))
+    for m in _CLOCK.finditer(data):
+        clock = _clock_values(m)
+        if clock is not None:
+            hour, minute, second, half = clock
+            found.append(("time", (_in_24h(hour, half), minute, second, half is not None), m[0].decode(),
+                          m.start(), m.end()))
+    for m in _HOST_PORT.finditer(data):
+        if 0 < int(m[2]) <= 65535:
+            found.append(("host:port", m[0].lower(), m[0].decode(), m.start(), m.end()))
+    return found
+
+
+@functools.lru_cache(maxsize=256)
+def _dates_times_written(data: bytes) -> tuple[frozenset[Any], ...]:
+    """What a source writes, in any spelling: its dates (year, month, day), its months and days
+    (month, day, with or without a year: a syslog stamp writes none, so its month and day with
+    a year the source writes elsewhere are a date it writes), its times ((hour, minute,
+    second) in 24 hours, each with its (hour, minute) prefix, and as written without an am/pm),
+    and its host:ports. Cached by the bytes (a source is read once however many summaries cite
+    it; bytes keep their hash)."""
+    dates: set[tuple[int, int, int]] = set()
+    days: set[tuple[int, int]] = set()
+    yearless: set[tuple[int, int]] = set()
+    times: set[tuple[Any, ...]] = set()
+    hosts: set[bytes] = set()
+    for m in _ISO_DATE.finditer(data):
+        year, month, day = int(m[1]), int(m[3]), int(m[4])
+        if _valid_date(year, month, day):
+            dates.add((year, month, day))
+            days.add((month, day))
+    for m in _MONTH_DAY_YEAR.finditer(data):
+        month, day = _month_of(m[1]), int(m[2])
+        if _valid_date(None, month, day):
+            days.add((month, day))
+            if m[3] is not None and _valid_date(int(m[3]), month, day):
+                dates.add((int(m[3]), month, day))
+            elif m[3] is None:
+                yearless.add((month, day))
+    for m in _DAY_MONTH_YEAR.finditer(data):
+        year, month, day = int(m[3]), _month_of(m[2]), int(m[1])
+        if _valid_date(year, month, day):
+            dates.add((year, month, day))
+            days.add((month, day))
+    for m in _CLOCK_ANYWHERE.finditer(data):
+        clock = _clock_values(m)
+        if clock is None:
+            continue
+        hour, minute, second, half = clock
+        for h in {_in_24h(hour, half), hour}:
+            # (as written without its am/pm, too: "5:30pm" is said "5:30")
+            times.add((h, minute, second))
+            times.add((h, minute, None))
+    for m in _HOST_PORT.finditer(data):
+        hosts.add(m[0].lower())
+    # (a syslog stamp writes no year: its month and day with a year the source writes elsewhere)
+    years = frozenset(int(y) for y in _YEAR.findall(data)) if yearless else frozenset()
+    return frozenset(dates), frozenset(days), frozenset(times), frozenset(hosts), frozenset(yearless), years
+
+
+def _stated_written(kind: str, value: Any, written: list[tuple[frozenset[Any], ...]]) -> bool:
+    """Whether some source writes the date, month and day, time or host:port a summary states."""
+    if kind == "date":
+        return any(value in w[0] or (value[1:] in w[4] and value[0] in w[5]) for w in written)
+    if kind == "day":
+        return any(value in w[1] for w in written)
+    if kind == "time":
+        hour, minute, second, _ = value
+        return any((hour, minute, second) in w[2] for w in written)
+    return any(value in w[3] for w in written)
+
+
+def _ground_dates_and_times(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                            row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a component of a date, time or host:port some source
+    writes, in any spelling, is grounded: ``2024-03-05`` of git's ``Tue Mar 5 14:02:11 2024``
+    (its ``03``, ``05``), ``March 5, 2024`` (its ``March``), ``14:02`` of an ISO stamp's
+    ``T14:02:11+01:00`` (red team 138, F03). A component of one no source writes stays left
+    (and :meth:`_Check._check_dates_times_said` names the whole)."""
+    keep = np.ones(owner.size, dtype=np.bool_)
+    # per block: the grounded spans merged where they overlap (a ctime date holds its time), as
+    # sorted starts and ends, so a row is placed by one bisection (a scan of every span a row
+    # was quadratic on a megabyte of dates)
+    stated_of: dict[int, tuple[list[int], list[int]]] = {}
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        grounded = stated_of.get(t)
+        if grounded is None:
+            data = tables[t].data
+            starts: list[int] = []
+            ends: list[int] = []
+            if _DATE_TIME_LEAD.search(data):
+                written = [_dates_times_written(x.table.data) for x in sources[t]]
+                for s, e in sorted((s, e) for kind, value, _, s, e in _dates_times_stated(data)
+                                   if _stated_written(kind, value, written)):
+                    if ends and s < ends[-1]:
+                        ends[-1] = max(ends[-1], e)
+                    else:
+                        starts.append(s)
+                        ends.append(e)
+            grounded = stated_of[t] = (starts, ends)
+        starts, ends = grounded
+        if starts:
+            start, end = int(tables[t].start[r]), int(tables[t].end[r])
+            k = bisect_right(starts, start) - 1
+            if k >= 0 and end <= ends[k]:
+                keep[n] = False
+    return owner[keep], row[keep]
 
 
 def _ground_units_respelled(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
