@@ -12619,8 +12619,8 @@ class _AbbreviationSources:
     """What the sources of one block hold whole that a short form may stand for
     (:func:`_ground_abbreviations`), made on the first question."""
 
-    __slots__ = ("_bound", "_data", "_glued", "_hex", "_names", "_numbers", "_places", "_project", "_said", "_tails",
-                 "_texts", "_versions", "_written")
+    __slots__ = ("_bound", "_data", "_glued", "_hex", "_lines", "_names", "_numbers", "_places", "_project", "_said",
+                 "_tails", "_texts", "_versions", "_written")
 
     def __init__(self, texts: list[_Facts]) -> None:
         self._texts = texts
@@ -12631,6 +12631,7 @@ class _AbbreviationSources:
         self._glued: dict[bytes, set[bytes]] | None = None
         self._said: set[bytes] | None = None  # (the glued versions a form says are versions)
         self._project: set[bytes] = set()  # (a manifest's own versions: _manifest_project_key)
+        self._lines: set[bytes] | None = None  # (bound_version)
         self._tails: set[bytes] | None = None
         self._places: set[tuple[bytes, ...]] | None = None
         self._numbers: dict[bytes, list[tuple[int, int]]] | None = None
@@ -12820,9 +12821,18 @@ class _AbbreviationSources:
         """Do the sources write one-dot number ``value`` as a version of some name (glued,
         pinned, tagged or bound by a manifest to it), or as the line of one ("1.26" of
         ``pandas==1.26.2``)?"""
-        versions = self._glued_names()[1]
-        line = value + b"."
-        return any(value in found or any(v.startswith(line) for v in found) for found in versions.values())
+        if self._lines is None:
+            # (each version and each line it heads, "1.26" and "1" of "1.26.2", gathered once: a
+            # text of many bound numbers asks a set, not every version)
+            self._lines = set()
+            for found in self._glued_names()[1].values():
+                for version in found:
+                    self._lines.add(version)
+                    at = version.find(b".")
+                    while at >= 0:
+                        self._lines.add(version[:at])
+                        at = version.find(b".", at + 1)
+        return value in self._lines
 
     def glued_name(self, name: bytes) -> bool:
         """Do the sources glue ``name`` (as pip compares names) to a version?"""
