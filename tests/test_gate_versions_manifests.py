@@ -271,7 +271,7 @@ def test_a_scoped_or_unpaired_key_binds_no_name():
     is paired with no version past a blank line or another record's name, and an object's
     version key is not read past a nested object."""
     def pairs(text: str) -> set[tuple[bytes, bytes]]:
-        return {(name, version) for name, version, _ in gate._manifest_versions(gate._Facts(extract(text)))}
+        return {(name, version) for name, version, *_ in gate._manifest_versions(gate._Facts(extract(text)))}
 
     assert pairs('{"devDependencies": {"@types/node": "^20.11.5"}}') == set()
     assert pairs('{\n  "node_modules/@babel/core": {\n    "version": "7.23.6"\n  }\n}') == set()

@@ -262,7 +262,7 @@ class _Facts:
         self._path_lines: tuple[set[bytes], set[tuple[bytes, ...]]] | None = None  # (_path_lines)
         self._url_parts: set[bytes] | None = None  # (_url_parts)
         self._pin_prose: tuple[set[bytes], set[tuple[bytes, bytes]]] | None = None  # (_pin_prose)
-        self._manifest_versions: set[tuple[bytes, bytes, bool]] | None = None  # (_manifest_versions)
+        self._manifest_versions: set[tuple[bytes, bytes, bool, bool]] | None = None  # (_manifest_versions)
         self._denied: frozenset[tuple[int, int]] | None = None
         self._outcomes: _Outcomes | tuple[()] | None = None  # (_outcomes_of; () when it shows no failure)
 
@@ -5009,6 +5009,9 @@ class _Check:
         # block -> (version, where in its text, the name bound before it if it has one dot)
         by_block: dict[int, list[tuple[bytes, int, bytes | None]]] = {}
         numbers: list[int] = []
+        # (the (block, offset) of each one-dot number bound by a form a score is written in too:
+        # :data:`_NAME_BOUND_BEFORE_PLAIN_REVERSED`)
+        loose: set[tuple[int, int]] = set()
         # (a list of versions paired with a list of names by "respectively" binds each to its name,
         # whatever name stands nearest: red team 137, F03; a find in C, most texts holding none)
         paired = _paired_respectively(joined) if b"espectively" in joined else None
@@ -5032,6 +5035,7 @@ class _Check:
                 number = _NUMBER_APART.match(data, start)
                 if number is not None:
                     by_block.setdefault(k, []).append((number.group(), start, paired[m]))
+                    loose.add((k, start))
                 continue
             if data.startswith(b" of ", data.find(b" ", start, start + 24)):
                 # ("1.26 of numpy": the name after it, asked beside any before it, "version 1.26 of numpy")
@@ -5039,6 +5043,7 @@ class _Check:
                 after = None if number is None else _NAME_BOUND_AFTER.match(data, number.end())
                 if after is not None:
                     by_block.setdefault(k, []).append((number.group(), start, after.group(1)))
+                    loose.add((k, start))
             before = data[max(0, start - 4):start].rstrip(b" \t*_`\r\n")
             if before and (before[-1] not in _NAME_OR_BINDER or before[-1:] == b"=" and before[-2:] not in (b"==", b"~=")):
                 continue
@@ -5049,6 +5054,8 @@ class _Check:
             if name is None or name.lower() in _VERSION_ROW_LABELS:
                 # (a version row's label is no name: its column's header is, "| version | 1.26 |")
                 name = _column_header(data, start, labelled_rows=True)
+            elif _name_bound_before(data, start, _NAME_BOUND_BEFORE_PLAIN_REVERSED) != name:
+                loose.add((k, start))
             # (a unit after a number a comma binds makes it a measure, "3 runs, 1.2 s each": asked
             # here, the sources' reader built for no list of measures; after other binders last,
             # before a refusal, the unit's reading being costly)
@@ -5078,6 +5085,10 @@ class _Check:
                     # "numpy, 2.1" asks the sources once)
                     if (name, version) in grounded:
                         continue
+                    if (k, start) in loose and not found.bound_version(version):
+                        # (a score, "Scores: numpy, 7.5", that no source writes as a version: red
+                        # team 139, F03)
+                        continue
                     if not found.glued_name(name) or found.glued_to(name, version) or found.written_before(name, version):
                         grounded.add((name, version))
                         continue
@@ -5088,6 +5099,13 @@ class _Check:
                 else:
                     named = found.version_owner(data, start)
                     if named is None or found.glued_to(named, version):
+                        continue
+                    if found.project_version(version) and ((bound := _name_bound_before(data, start)) is None
+                                                           or _package_key(bound) != named):
+                        # (the project's own version said after a dependency's name, "web-app uses
+                        # react and vite and is at 1.0.0" of package.json's own 1.0.0, is the
+                        # project's unless the dependency is bound right before it, "vite 1.0.0",
+                        # "vite@1.0.0": red team 139, F02)
                         continue
                     just = _NAME_JUST_BEFORE.search(data, max(0, start - _NAME_BEFORE_REACH), start)
                     if just is not None and found.written_before(just.group(1), version) or found.apart_version(
@@ -12761,25 +12779,32 @@ def _outcome_named_in(names: set[str], words: set[str], outcomes: _Outcomes, lin
     return lines.last if names & outcomes.names or words & outcomes.words else None
 
 
-def _manifest_versions(facts: _Facts) -> set[tuple[bytes, bytes, bool]]:
-    """The (name, version, said) triples a source binds as a manifest, a lockfile or a package
-    tool's listing writes them (the forms above), as ``==`` binds them, ``said`` false where
-    the form alone does not say the number is a version (a quoted one-dot value, ``serde =
-    "1.0"`` as much as ``"timeout": "1.2"``): one pass of each form over the text (a record's
+def _manifest_versions(facts: _Facts) -> set[tuple[bytes, bytes, bool, bool]]:
+    """The (name, version, said, project) tuples a source binds as a manifest, a lockfile or a
+    package tool's listing writes them (the forms above), as ``==`` binds them, ``said`` false
+    where the form alone does not say the number is a version (a quoted one-dot value, ``serde
+    = "1.0"`` as much as ``"timeout": "1.2"``), ``project`` true for the manifest's own name and
+    version (:func:`_manifest_project_key`): one pass of each form over the text (a record's
     name key paired with the first version key after it, found in one pass too), made once a
     text."""
     found = facts._manifest_versions
     if found is not None:
         return found
     data = bytes(facts.table.data)
-    pairs: set[tuple[bytes, bytes, bool]] = set()
+    pairs: set[tuple[bytes, bytes, bool, bool]] = set()
 
-    def bind(name: bytes, version: bytes, said: bool = True) -> None:
+    def bind(name: bytes, version: bytes, said: bool = True, project: bool = False) -> None:
         if name.lower() not in _VERSION_WORDS_BEFORE and _IPV4_SHAPE.fullmatch(version) is None:
-            pairs.add((name, version, said))
+            pairs.add((name, version, said, project))
 
     if b"\"" in data or b"'" in data:
         for m in _MANIFEST_KEY_VERSION.finditer(data):
+            # (a key naming a version, Chart.yaml's appVersion: "1.16.0", an Android minSdkVersion,
+            # a python_version, names no package: the version is the app's, the SDK's, no
+            # "appVersion" package's, and glued to a name it made "mychart 0.1.0, app version
+            # 1.16.0" a swap of mychart's: red team 139, F01)
+            if m.group(2)[-7:].lower() == b"version":
+                continue
             # (a quoted one-dot number with no caret or tilde is a version of the key only: a
             # config's "timeout": "1.2" reads as no version of its own, red team 133, F04)
             bind(m.group(2), m.group(4), m.group(4).count(b".") > 1 or m.group(3) != data[m.start(4) - 1:m.start(4)])
@@ -12822,7 +12847,7 @@ def _manifest_versions(facts: _Facts) -> set[tuple[bytes, bytes, bool]]:
                 if blank < 0:
                     blank = data.find(b"\n\r\n", m.end(), end)
                 if (version := version_in(m.end(), end if blank < 0 else blank)) is not None:
-                    bind(m.group(3), version)
+                    bind(m.group(3), version, project=not i and _manifest_project_key(data, m.start()))
     if b" v" in data or b"\tv" in data:
         for m in _GO_MODULE_VERSION.finditer(data):
             segments = m.group(1).split(b"/")
@@ -12847,6 +12872,27 @@ def _manifest_versions(facts: _Facts) -> set[tuple[bytes, bytes, bool]]:
                             bind(row.group(1), listed.group(1))
     facts._manifest_versions = pairs
     return pairs
+
+
+# the headers of a TOML manifest's own table ("[tool.poetry]", Cargo's "[package]", PEP 621's "[project]")
+_MANIFEST_PROJECT_HEADERS = (b"[tool.poetry]", b"[package]", b"[project]")
+
+
+def _manifest_project_key(data: bytes, at: int) -> bool:
+    """Is the name key at offset ``at`` of ``data`` (the first in the text) the manifest's own,
+    the project's: in the top-level JSON object (one brace opened before it), under no TOML
+    header or the manifest's own, or starting its line in a text with neither (Chart.yaml, pip
+    show)? Not a lockfile's first package, a nested object's, a "[[package]]" record's."""
+    before = data[:at]
+    braces = before.count(b"{")
+    if braces > 1 or b"[[" in before:
+        return False
+    header = before.rfind(b"\n[")
+    if header >= 0 or before.startswith(b"["):
+        header += 1
+        line = before[header:before.find(b"\n", header)].strip()
+        return line in _MANIFEST_PROJECT_HEADERS
+    return braces == 1 or at == 0 or data[at - 1:at] == b"\n"
 
 
 # a block's version standing apart (two dots at least, or a "v"), not glued to a name by "-", a
@@ -12931,6 +12977,16 @@ _NAME_BOUND_BEFORE_REVERSED = re.compile(
     + rb")(?=[ \t*_`(:|@=\r\n])){1,5}(?:[ \t]*+\n\r?)?)?"
     rb"[ \t*_`]*+(?:[(:|@~^,-]|==|=~|>-|\x94\x80\xe2|\x93\x80\xe2|\x92\x86\xe2)?[ \t*_`]*+(?:s'|s\x99\x80\xe2)?"
     rb"([A-Za-z0-9_.-]++)")
+# the forms above that bound a one-dot number before red team 137's (a blank, a bracket, a colon,
+# a pin's sign, a cell border, "version", "is at"): a number bound only by a later form (a comma,
+# a dash, an arrow, a "~", a possessive, "was"), by "of" or by "respectively" is as often a
+# score as a version ("Scores: numpy, 7.5", "polars was 0.8"), so is read as one only when the
+# sources write it as some name's version (:meth:`_AbbreviationSources.bound_version`, red team
+# 139, F03)
+_NAME_BOUND_BEFORE_PLAIN_REVERSED = re.compile(
+    rb"(?:[ \t]*+\n\r?)?"
+    rb"(?:[ \t]*+:?[ \t]*+(?i:noisrev|rev|esaeler|ler|ver|gat|si|ta|ot|won)(?=[ \t*_`(:|@=])){0,2}"
+    rb"[ \t*_`]*+(?:[(:|@]|==)?[ \t*_`]*+([A-Za-z0-9_.-]++)")
 _NAME_CHARACTERS = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_.-")
 # what may stand last before a number a name is bound to, blanks and markup aside (an em or en
 # dash's and an arrow's last byte among them)
@@ -12994,11 +13050,11 @@ def _paired_respectively(data: bytes) -> dict[int, bytes]:
     return pairs
 
 
-def _name_bound_before(data: bytes, start: int) -> bytes | None:
+def _name_bound_before(data: bytes, start: int, pattern: re.Pattern[bytes] = _NAME_BOUND_BEFORE_REVERSED) -> bytes | None:
     """The name written just before offset ``start`` of ``data``, bound to what stands there
-    (:data:`_NAME_BOUND_BEFORE_REVERSED`), or None."""
+    (:data:`_NAME_BOUND_BEFORE_REVERSED`, or ``pattern``), or None."""
     low = max(0, start - _NAME_BEFORE_REACH)
-    m = _NAME_BOUND_BEFORE_REVERSED.match(data[low:start][::-1])
+    m = pattern.match(data[low:start][::-1])
     if m is None:
         return None
     if m.end() == start - low and low and data[low - 1] in _NAME_CHARACTERS:
@@ -13162,8 +13218,8 @@ class _AbbreviationSources:
     """What the sources of one block hold whole that a short form may stand for
     (:func:`_ground_abbreviations`), made on the first question."""
 
-    __slots__ = ("_bound", "_data", "_glued", "_hex", "_names", "_numbers", "_places", "_said", "_tails", "_texts",
-                 "_versions", "_written")
+    __slots__ = ("_bound", "_data", "_glued", "_hex", "_lines", "_names", "_numbers", "_places", "_project", "_said",
+                 "_tails", "_texts", "_versions", "_written")
 
     def __init__(self, texts: list[_Facts]) -> None:
         self._texts = texts
@@ -13173,6 +13229,8 @@ class _AbbreviationSources:
         self._names: set[bytes] | None = None
         self._glued: dict[bytes, set[bytes]] | None = None
         self._said: set[bytes] | None = None  # (the glued versions a form says are versions)
+        self._project: set[bytes] = set()  # (a manifest's own versions: _manifest_project_key)
+        self._lines: set[bytes] | None = None  # (bound_version)
         self._tails: set[bytes] | None = None
         self._places: set[tuple[bytes, ...]] | None = None
         self._numbers: dict[bytes, list[tuple[int, int]]] | None = None
@@ -13250,11 +13308,13 @@ class _AbbreviationSources:
             self._said = set().union(*self._glued.values())
             for facts in self._texts:
                 # (and a name a manifest, a lockfile or a package listing binds: red team 137, F04)
-                for name, version, said in _manifest_versions(facts):
+                for name, version, said, project in _manifest_versions(facts):
                     self._names.add(name)
                     self._glued.setdefault(_package_key(name), set()).add(version)
                     if said:
                         self._said.add(version)
+                    if project:
+                        self._project.add(version)
         return self._names, self._glued
 
     def glued_to(self, name: bytes, value: bytes, strict: bool = False) -> bool:
@@ -13350,6 +13410,28 @@ class _AbbreviationSources:
                             self.glued_name(word) for word in words.split()):
                         bound.add((_package_key(n.group()), _VERSION_BINDER.search(data, n.end(), at) is not None))
         return bound
+
+    def project_version(self, value: bytes) -> bool:
+        """Is ``value`` a manifest's own version, its project's (:func:`_manifest_project_key`)?"""
+        self._glued_names()
+        return (value[1:] if value[:1] in b"vV" else value) in self._project
+
+    def bound_version(self, value: bytes) -> bool:
+        """Do the sources write one-dot number ``value`` as a version of some name (glued,
+        pinned, tagged or bound by a manifest to it), or as the line of one ("1.26" of
+        ``pandas==1.26.2``)?"""
+        if self._lines is None:
+            # (each version and each line it heads, "1.26" and "1" of "1.26.2", gathered once: a
+            # text of many bound numbers asks a set, not every version)
+            self._lines = set()
+            for found in self._glued_names()[1].values():
+                for version in found:
+                    self._lines.add(version)
+                    at = version.find(b".")
+                    while at >= 0:
+                        self._lines.add(version[:at])
+                        at = version.find(b".", at + 1)
+        return value in self._lines
 
     def glued_name(self, name: bytes) -> bool:
         """Do the sources glue ``name`` (as pip compares names) to a version?"""
