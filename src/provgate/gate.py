@@ -22987,7 +22987,15 @@ _PATH_TOKEN_BACKWARDS = re.compile(rb"[^\s\"'`()<>\[\]|,;*]*")
 # what a path naming a file from somewhere starts with: "/", "~/", a drive ("C:\"), a URL's scheme
 _ABSOLUTE_PATH_HEAD = re.compile(rb"(?:~|[A-Za-z]:|[A-Za-z][\w+.-]*://[^/\\]*)?[/\\].*", re.DOTALL)
 # the word before a name (read backwards: markup, then spaces, then the word)
-_WORD_BACKWARDS = re.compile(rb"[*_`'\"]*[ \t]+([\w-]+)(?![\w-])")
+# (a possessive's "'s" and a line label's ":" after it: "Dev's app.yaml", "dev: app.yaml")
+_WORD_BACKWARDS = re.compile(rb"[*_`'\"]*[ \t]+(?::|s'|s\x99\x80\xe2)?([\w-]+)(?![\w-])")
+# the directory word right after a base name two reads share: "app.yaml (dev)", "app.yaml in
+# prod", "app.yaml for dev", "app.yaml of prod"
+_WORD_AFTER_NAME = re.compile(rb"[*_`'\"]*[ \t]+(?:\([ \t]*([\w-]+)[ \t]*\)|(?:in|for|of)[ \t]+(?:the[ \t]+)?([\w-]+)(?![\w-]))",
+                              re.IGNORECASE)
+# a change written with an arrow ("retries 7 -> 3", "7 → 3", "7 => 3"): the value after it is
+# the file's now, the one before it what the file held
+_ARROW_THEN_VALUE = re.compile(rb"[ \t]*(?:->|=>|\xe2\x86\x92)[ \t]*[`'\"]?([^\s,;|)`'\"\]]+)")
 # a line under a file's name said of what overrides the file's values
 _OVERRIDING_LINE = re.compile(
     rb"[ \t]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?[*_`]*(?:the[ \t]+)?(?:env|environment|environment's|env's|effective|actual|runtime"
@@ -23222,6 +23230,16 @@ def _scoped_pairs(data: bytes, start: int, end: int) -> list[tuple[bytes, bytes]
                   or b"env" in low)
     for m in _SCOPED_KV.finditer(data, start, end):
         value = m.group(2).rstrip(b".:")
+        # (a change "retries 7 -> 3" is the file's 3, 7 what it held: red team 139, F06, 7 read
+        # as the file's was refused)
+        for arrow in (b"->", b"=>", b"\xe2\x86\x92"):
+            if arrow in value:
+                value = value.rpartition(arrow)[2].rstrip(b".:")
+                break
+        else:
+            after = _ARROW_THEN_VALUE.match(data, m.end(), end)
+            if after is not None:
+                value = after.group(1).rstrip(b".:")
         if not value:
             continue
         if overridden:
@@ -23277,6 +23295,7 @@ def _file_scopes(data: bytes, names: Mapping[bytes, tuple[frozenset[str], bool]]
                 # names the file too: red team 137, F07; looked at only after a separator, most
                 # places being whole)
                 places_owners = owners
+                after = end
                 if at and data[at - 1] in _PATH_SEPARATORS:
                     if end in ends:
                         at = data.find(spelled, end)
@@ -23289,10 +23308,17 @@ def _file_scopes(data: bytes, names: Mapping[bytes, tuple[frozenset[str], bool]]
                 elif shared:
                     # ("- prod app.yaml: ..."): the one a word right before names a directory of
                     lead, places_owners = _owners_word_names(data, at, owners)
+                    if places_owners is owners:
+                        # ("app.yaml (dev) has ...", "app.yaml in prod: ..."): or right after (red
+                        # team 139, F04: a swap written so was accepted, either file holding
+                        # each value)
+                        places_owners, after = _owners_word_after(data, end, owners)
                 if ((lead == 0 or data[lead - 1] not in _NAME_GOES_ON)
                         and (end == len(data) or data[end] not in _NAME_GOES_ON
                              or data[end] == 46 and (end + 1 == len(data) or data[end + 1] not in _NAME_GOES_ON))):
-                    places.append((lead, end, places_owners))
+                    # (the place takes in a directory word after it: "dev" of "app.yaml in dev:
+                    # retries=5" is no key)
+                    places.append((lead, after, places_owners))
                     ends[end] = None
                 at = data.find(spelled, end)
     if not places:
@@ -23537,9 +23563,27 @@ def _owners_word_names(data: bytes, at: int, owners: frozenset[str]) -> tuple[in
     word = _WORD_BACKWARDS.match(data[max(0, at - _LEAD_REACH):at][::-1])
     if word is None:
         return at, owners
-    named = word.group(1)[::-1]
-    hit = frozenset(r for r in owners if named in _resource_name(r)[0].split(b"/")[:-1])
-    return (at - word.end(), hit) if len(hit) == 1 else (at, owners)
+    hit = _owner_of_directory(word.group(1)[::-1], owners)
+    return (at - word.end(), hit) if hit is not None else (at, owners)
+
+
+def _owners_word_after(data: bytes, end: int, owners: frozenset[str]) -> tuple[frozenset[str], int]:
+    """(the resource of ``owners`` one of whose directories the word right after the name
+    ending at ``end`` names, "app.yaml (dev)", "app.yaml in prod", where that word ends), if it
+    names one of one; else (``owners``, ``end``)."""
+    word = _WORD_AFTER_NAME.match(data, end, end + _LEAD_REACH)
+    if word is None:
+        return owners, end
+    hit = _owner_of_directory(word.group(1) or word.group(2), owners)
+    return (owners, end) if hit is None else (hit, word.end())
+
+
+def _owner_of_directory(word: bytes, owners: frozenset[str]) -> frozenset[str] | None:
+    """The one resource of ``owners`` a directory of which ``word`` names, case-blind ("Dev's
+    app.yaml" of ``config/dev/app.yaml``); None if it names none or more than one."""
+    word = word.lower()
+    hit = frozenset(r for r in owners if word in _resource_name(r)[0].lower().split(b"/")[:-1])
+    return hit if len(hit) == 1 else None
 
 
 def _json_object_scopes(data: bytes, places: list[tuple[int, int, frozenset[str]]],
