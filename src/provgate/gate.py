@@ -12960,6 +12960,16 @@ _NAME_JUST_BEFORE = re.compile(rb"(?<![0-9A-Za-z_.-])([A-Za-z][A-Za-z0-9_]*(?:[.
 _VERSION_WORDS_BOUND = (b"version", b"ver", b"release", b"rel", b"rev", b"tag", b"v", b"is", b"at", b"to", b"now",
                         b"was", b"are", b"were", b"stays", b"remains", b"pinned", b"locked", b"held", b"set",
                         b"upgraded", b"downgraded", b"bumped", b"updated", b"moved", b"still", b"currently")
+# (the version words the forms before red team 137's read: _NAME_BOUND_BEFORE_PLAIN_REVERSED)
+_VERSION_WORDS_PLAIN = (b"version", b"ver", b"release", b"rel", b"rev", b"tag", b"is", b"at", b"to", b"now")
+
+
+def _reversed_alternatives(words: tuple[bytes, ...]) -> bytes:
+    """``words`` reversed, as one alternation of a pattern matched on reversed bytes (the
+    longest first)."""
+    return b"|".join(w[::-1] for w in sorted(words, key=len, reverse=True))
+
+
 # the name a block binds a version to just before it (:func:`_name_bound_before`, red team 136,
 # F07/F02, red team 137, F03): blanks or markup, then a bracket, a colon, a pin's sign, a table's
 # cell border, a range's "~", "^" or "~=", a comma, a dash or an arrow, then up to five version
@@ -12973,7 +12983,7 @@ _VERSION_WORDS_BOUND = (b"version", b"ver", b"release", b"rel", b"rev", b"tag", 
 # reversed, anchored: one match, where a search forward tried every byte.
 _NAME_BOUND_BEFORE_REVERSED = re.compile(
     rb"(?:[ \t]*+\n\r?)?"
-    rb"(?:(?:[ \t]*+:?[ \t]*+\.?(?i:" + b"|".join(w[::-1] for w in sorted(_VERSION_WORDS_BOUND, key=len, reverse=True))
+    rb"(?:(?:[ \t]*+:?[ \t]*+\.?(?i:" + _reversed_alternatives(_VERSION_WORDS_BOUND)
     + rb")(?=[ \t*_`(:|@=\r\n])){1,5}(?:[ \t]*+\n\r?)?)?"
     rb"[ \t*_`]*+(?:[(:|@~^,-]|==|=~|>-|\x94\x80\xe2|\x93\x80\xe2|\x92\x86\xe2)?[ \t*_`]*+(?:s'|s\x99\x80\xe2)?"
     rb"([A-Za-z0-9_.-]++)")
@@ -12985,7 +12995,7 @@ _NAME_BOUND_BEFORE_REVERSED = re.compile(
 # 139, F03)
 _NAME_BOUND_BEFORE_PLAIN_REVERSED = re.compile(
     rb"(?:[ \t]*+\n\r?)?"
-    rb"(?:[ \t]*+:?[ \t]*+(?i:noisrev|rev|esaeler|ler|ver|gat|si|ta|ot|won)(?=[ \t*_`(:|@=])){0,2}"
+    rb"(?:[ \t]*+:?[ \t]*+(?i:" + _reversed_alternatives(_VERSION_WORDS_PLAIN) + rb")(?=[ \t*_`(:|@=])){0,2}"
     rb"[ \t*_`]*+(?:[(:|@]|==)?[ \t*_`]*+([A-Za-z0-9_.-]++)")
 _NAME_CHARACTERS = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_.-")
 # what may stand last before a number a name is bound to, blanks and markup aside (an em or en
