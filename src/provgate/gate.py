@@ -14169,11 +14169,11 @@ _MONTH_DAY_YEAR = re.compile(
 _DAY_MONTH_YEAR = re.compile(
     rb"(?<![\d.])(\d{1,2})(?:st|nd|rd|th)?(?:[ ]+(?:of[ ]+)?|[-/])" + _MONTH_WORD
     + rb"(?![A-Za-z])\.?(?:,?[ ]+|[-/])(\d{4})(?!\d)", re.IGNORECASE)
-_CLOCK = re.compile(rb"(?<![\d.:])(\d{1,2}):(\d{2})(?::(\d{2}))?(?![\d:])(?:[ ]?([ap])\.?m\b)?",
-                    re.IGNORECASE)
+_CLOCK_TIME = rb"(\d{1,2}):(\d{2})(?::(\d{2}))?"
+_CLOCK_AM_PM = rb"(?:[ ]?([ap])\.?m\b)?"
+_CLOCK = re.compile(rb"(?<![\d.:])" + _CLOCK_TIME + rb"(?![\d:])" + _CLOCK_AM_PM, re.IGNORECASE)
 # (a source's times are read wherever they stand: `T14:02:11`, `:14:02:11` of Apache's stamp)
-_CLOCK_ANYWHERE = re.compile(rb"(?<!\d)(\d{1,2}):(\d{2})(?::(\d{2}))?(?!\d)(?:[ ]?([ap])\.?m\b)?",
-                             re.IGNORECASE)
+_CLOCK_ANYWHERE = re.compile(rb"(?<!\d)" + _CLOCK_TIME + rb"(?!\d)" + _CLOCK_AM_PM, re.IGNORECASE)
 _YEAR = re.compile(rb"(?<![\d.])((?:19|20)\d\d)(?![\d.])")
 # (an IPv4 address's: a host name's port, `db.internal:5432`, is not asked, its lead would stop
 # at every letter)
