@@ -31,6 +31,9 @@ HONEST_AND_LIE = [
     pytest.param("Pack 12 oz.\n", "Pack 12 ounces.\n", "Pack 12 lb.\n", id="oz to lb"),
     pytest.param("Load 30 t.\n", "Load 30 tonnes.\n", "Load 30 kg.\n", id="t to kg"),
     pytest.param("Load 30 tonnes.\n", "Load 30 tonnes.\n", "Load 30 tons.\n", id="tonnes to tons"),
+    # a metric ton is a tonne, any other ton a short one (red team 139, F05)
+    pytest.param("Load 5 t sand.\n", "Load 5 metric tons of sand.\n", "Load 5 tons of sand.\n", id="t as metric tons"),
+    pytest.param("Load 5 tons.\n", "Load 5 tons.\n", "Load 5 metric tons.\n", id="tons to metric tons"),
     # volume
     pytest.param("Add 30 ml water.\n", "Add 30 millilitres water.\n", "Add 30 L water.\n", id="ml to L"),
     pytest.param("Tank 30 L.\n", "Tank holds 30 litres.\n", "Tank holds 30 ml.\n", id="L to ml"),

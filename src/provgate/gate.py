@@ -20348,7 +20348,9 @@ def _unit_of_match(text: bytes, m: re.Match[bytes]) -> bytes | None:
         after = _WORD_THEN_UNIT.match(text, m.end(1))
         if after is not None and (unit := _unit_named(after.group(1), None)) is not None:
             end = after.end()
-            if unit == b"deg":
+            if unit == b"ton" and m.group(1).lower() == b"metric":
+                unit = b"t"  # (a metric ton is the tonne, "t": red team 139, F05)
+            elif unit == b"deg":
                 unit, end = _degrees_scale(text, end)
             elif m.group(1).lower() == b"per":
                 unit = b"count/" + unit  # ("100 per hour": a rate, of nothing named)
