@@ -1,0 +1,67 @@
+"""Rounded and re-scaled figures in summaries (red team 138, F13; docs/gate.md, I1 "rounded
+figures"). LLM summaries round durations, percentages and sizes: ``in 1.02s`` -> ``in ~1s``,
+``87.43%`` -> ``87.4%``, ``120ms`` -> ``0.12 s``, ``734003200 bytes`` -> ``700 MiB``. Each was
+refused as a fabricated figure. A figure that rounds a source figure of the same measure, at its
+own decimals and within a tenth of it, is grounded now; one that rounds to another value, rounds
+coarser than its own decimals, or makes a zero or a whole 100% of something else is not."""
+
+from __future__ import annotations
+
+import pytest
+from gate_helpers import assert_accepted, find, gate_for, tool
+from test_grammar_v4 import _summarize
+
+PYTEST = "2 failed, 10 passed in 1.02s\n"
+COVERAGE = "TOTAL    1250    157    87.43%\n"
+LATENCY = "GET /api/users 500 120ms\n"
+BUILD = "Build finished in 456s\n"
+IMAGE = "Image size: 734003200 bytes\n"
+LOSS = "packet loss 0.4%, uptime 99.6%\n"
+
+
+@pytest.mark.parametrize(("source", "honest"), [
+    pytest.param(PYTEST, "2 failed, 10 passed in ~1s.\n", id="seconds to a whole"),
+    pytest.param(PYTEST, "2 failed, 10 passed in about 1 second.\n", id="about one second"),
+    pytest.param(PYTEST, "2 failed, 10 passed in 1.0s.\n", id="one decimal"),
+    pytest.param(COVERAGE, "Coverage is 87.4%.\n", id="percent one decimal"),
+    pytest.param(COVERAGE, "Coverage is ~87%.\n", id="percent approximate"),
+    pytest.param(COVERAGE, "Coverage is 87%.\n", id="percent whole"),
+    pytest.param(LATENCY, "/api/users failed after 0.12 s.\n", id="ms as seconds"),
+    pytest.param(BUILD, "The build took 7.6 minutes.\n", id="seconds as minutes"),
+    pytest.param(BUILD, "The build took about 8 minutes.\n", id="seconds as whole minutes"),
+    pytest.param(IMAGE, "The image is 700 MiB.\n", id="bytes as MiB"),
+    pytest.param(IMAGE, "The image is 734 MB.\n", id="bytes as MB"),
+    pytest.param(IMAGE, "The image is 0.73 GB.\n", id="bytes as GB"),
+])
+def test_a_figure_rounding_a_source_figure_is_grounded(source, honest):
+    assert_accepted(_summarize(source, honest))
+
+
+@pytest.mark.parametrize(("source", "lie", "value"), [
+    pytest.param(COVERAGE, "Coverage is 88%.\n", "88%", id="rounded the wrong way"),
+    pytest.param(COVERAGE, "Coverage is ~90%.\n", "90%", id="rounded to tens"),
+    pytest.param(COVERAGE, "Coverage is 87.5%.\n", "87.5%", id="a decimal off"),
+    pytest.param(PYTEST, "2 failed, 10 passed in ~2s.\n", "2s", id="seconds off"),
+    pytest.param(IMAGE, "The image is 1 GB.\n", "1", id="a coarse rounding, 36% off"),
+    pytest.param(LOSS, "No packet loss: 0%.\n", "0%", id="a zero made of 0.4%"),
+    pytest.param(LOSS, "Uptime was 100%.\n", "100%", id="a whole 100% made of 99.6%"),
+    pytest.param(BUILD, "The build took about 8 hours.\n", "8", id="another unit of time"),
+    pytest.param(BUILD, "The build took 7.6%.\n", "7.6%", id="another measure"),
+    pytest.param(LATENCY, "/api/users failed after 0.12 GB.\n", "0.12", id="time as size"),
+    pytest.param("Found 11 issues in 3.2s\n", "Found about 10 issues.\n", "10", id="a count is no measure"),
+])
+def test_a_figure_rounding_no_source_figure_is_refused(source, lie, value):
+    find(_summarize(source, lie), "I1", value=value)
+
+
+def test_a_lossless_rewrite_that_rounds_a_figure_is_refused():
+    g = gate_for({"tool:c1": PYTEST})
+    pre = [tool("t", "tool:c1", PYTEST)]
+    post = [tool("t", "tool:c1", "2 failed, 10 passed in 1.0s\n")]
+    verdict = g.check(pre, post, operator="rewrite")
+    assert not verdict.accepted
+
+
+def test_an_ordinal_second_is_still_a_fact():
+    # (only "second" right after a figure is its unit: "a second attempt" stays a count)
+    find(_summarize("Retried 2 times in 3s.\n", "A second attempt ran in 3s.\n"), "I1", value="second")
