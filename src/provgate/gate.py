@@ -5980,6 +5980,7 @@ class _Check:
                   lambda o, r: _ground_denials_kept(tables, sources, requests, o, r),
                   lambda o, r: _ground_in_path_lines(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_abbreviations(tables, sources, o, r, self.gate.read_facts),
+                  lambda o, r: _ground_review_words(tables, sources, o, r),
                   lambda o, r: _ground_in_url_parts(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_pins_in_prose(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_specifier_clauses(tables, sources, o, r),
@@ -12241,12 +12242,24 @@ def _path_lines(facts: _Facts) -> tuple[set[bytes], set[tuple[bytes, ...]]]:
                 if col:
                     places.add((path, line, col))
         places.update(_TRACEBACK_FRAME.findall(table.data))
+        if b"(" in table.data:
+            for path, line, col in _PAREN_LOCATION.findall(table.data):
+                # (tsc's and MSBuild's "src/api.ts(12,5)", which a summary writes as every other
+                # tool does, "src/api.ts:12:5": red team 138, F05)
+                pieces.update((path, line, col))
+                places.update(((path, line), (path, line, col)))
         found = facts._path_lines = (pieces, places)
     return found
 
 
 # a Python traceback's frame: its file and line, which a summary joins as path:line
 _TRACEBACK_FRAME = re.compile(rb'File "([^"\r\n]+)", line (\d+)')
+# a location in brackets after a file's name, "src/api.ts(12,5)"
+_PAREN_LOCATION = re.compile(rb"(?<![\w./\\-])([\w./\\-]*\w\.[A-Za-z0-9]{1,8})\((\d+),(\d+)\)")
+# a line anchor as GitHub writes it after a path, "#L42" or "#L42-L45", or alone, "L42"
+_LINE_ANCHOR = re.compile(rb"L(\d+)(?:-L(\d+))?")
+# the path a line anchor follows, glued by "#" or after a blank
+_PATH_BEFORE_ANCHOR = re.compile(rb"([^\s#`'\"(\[]+)(?:#|[ \t]+)\Z")
 
 
 def _ground_in_path_lines(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
@@ -12268,18 +12281,59 @@ def _ground_in_path_lines(tables: list[FactTable], sources: list[list[_Facts]], 
     for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
         table = tables[t]
         kind = table.kind[r]
-        if kind != _KIND_PATH and kind != _KIND_NUMBER:
+        if kind != _KIND_PATH and kind != _KIND_NUMBER and kind != _KIND_IDENTIFIER:
+            continue
+        value = table.value_bytes(r)
+        anchor = _LINE_ANCHOR.fullmatch(value) if kind == _KIND_IDENTIFIER else None
+        if kind == _KIND_IDENTIFIER and anchor is None:
             continue
         if t not in unions:
             texts = [*sources[t], *(d for facts in sources[t] if (d := read_facts(facts)) is not facts)]
             found = [_path_lines(x) for x in texts]
             unions[t] = (set().union(*(f[0] for f in found)), set().union(*(f[1] for f in found)))
         pieces, places = unions[t]
-        value = table.value_bytes(r)
+        if anchor is not None:
+            # a line anchor, "tests/test_retry.py#L42" or "L42", of a place a source names: that
+            # line of the path before it, or of any path where none stands before it (red team
+            # 138, F05: the form GitHub links take, refused)
+            start = int(table.start[r])
+            before = _PATH_BEFORE_ANCHOR.search(table.data, max(0, start - 256), start)
+            path = before.group(1).rstrip(b".,:;") if before is not None and b"." in before.group(1) else None
+            if all(any(line == place[1] and (path is None or _same_file(path, place[0])) for place in places)
+                   for line in anchor.groups() if line):
+                keep[n] = False
+            continue
         joined = _PATH_LINE.fullmatch(value) if kind == _KIND_PATH else None
         if (value in pieces) if joined is None else (tuple(piece for piece in joined.groups() if piece) in places):
             keep[n] = False
     return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+def _ground_review_words(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                         row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once ``PR`` (or ``MR``) is grounded by a source that shows a
+    pull (merge) request however it spells it: ``gh pr view 57``, ``pull request``, a
+    ``/pull/57`` link (red team 138, F05: "PR #57 is open" of ``gh pr view 57`` was refused for
+    the word; its number is asked as any number is)."""
+    keep = np.ones(owner.size, dtype=np.bool_)
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] != _KIND_NAME or (shown := _REVIEW_SHOWN.get(table.value_bytes(r))) is None:
+            continue
+        keep[n] = not any(shown.search(facts.table.data) is not None for facts in sources[t])
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+# the review words a summary writes -> how a source shows one
+_PULL_REQUEST = re.compile(rb"(?i)(?<![A-Za-z])(?:gh[ \t]+pr|pull[ \t_-]+requests?|pulls?/[0-9])|/pull/[0-9]")
+_MERGE_REQUEST = re.compile(rb"(?i)(?<![A-Za-z])(?:glab[ \t]+mr|merge[ \t_-]+requests?)")
+_REVIEW_SHOWN = {b"PR": _PULL_REQUEST, b"PRs": _PULL_REQUEST, b"MR": _MERGE_REQUEST, b"MRs": _MERGE_REQUEST}
+
+
+def _same_file(written: bytes, named: bytes) -> bool:
+    """Is the path ``written`` the file a source names ``named``: the same path, or one its last
+    segments (``test_retry.py`` of ``tests/test_retry.py``, either way round)?"""
+    return written == named or named.endswith(b"/" + written) or written.endswith(b"/" + named)
 
 
 def _ground_abbreviations(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
@@ -14410,10 +14464,25 @@ def _ground_rounded(tables: list[FactTable], sources: list[list[_Facts]], owner:
         table = tables[t]
         if table.kind[r] != _KIND_NUMBER or not sources[t]:
             continue
-        figure = _GLUED_FIGURE.fullmatch(table.data, int(table.start[r]), int(table.end[r]))
+        start, end = int(table.start[r]), int(table.end[r])
+        if (table.data[start:end].lower() == b"second" and (
+                said_of := _A_SECOND.search(table.data, max(0, start - 24), start)) is not None
+                and (end == len(table.data) or table.data[end] in _CLAUSE_END_BYTES)):
+            # "in under a second", "about a second": a duration its sources' figures must bear
+            # out (red team 138, F05), not the ordinal no source writes
+            low, high = _A_SECOND_SAYS[b" ".join(said_of.group(1).lower().split())]
+            for facts in sources[t]:
+                figures = said.get(id(facts))
+                if figures is None:
+                    figures = said[id(facts)] = _measured_figures(facts.table.data)
+                if any(m == b"time" and low <= value * given < high for value, given, m in figures):
+                    keep[n] = False
+                    break
+            continue
+        figure = _GLUED_FIGURE.fullmatch(table.data, start, end)
         if figure is None or b"," in figure.group(1):
             continue
-        unit = _glued_unit(figure.group(2)) if figure.group(2) else _unit_at_read(table.data, int(table.end[r]))
+        unit = _glued_unit(figure.group(2)) if figure.group(2) else _unit_at_read(table.data, end)
         if unit not in _UNIT_SCALES:
             continue
         measure, scale = _UNIT_SCALES[unit]
@@ -14431,9 +14500,9 @@ def _ground_rounded(tables: list[FactTable], sources: list[list[_Facts]], owner:
                 keep[n] = False
                 grounded_at.setdefault(t, []).append((int(table.end[r]), unit))
                 break
-    if not grounded_at:
+    if keep.all():
         return owner, row
-    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist()) if grounded_at else ()):
         # (the unit's word after a figure grounded here: "700 MiB" of a size in bytes)
         if keep[n] and t in grounded_at and tables[t].kind[r] != _KIND_NUMBER:
             table = tables[t]
@@ -14456,6 +14525,20 @@ def _measured_figures(text: bytes) -> list[tuple[Fraction, Fraction, bytes]]:
             continue
         out.extend((value, _UNIT_SCALES[u][1], _UNIT_SCALES[u][0]) for u in units if u in _UNIT_SCALES)
     return out
+
+
+# "under a second", "about a second" (the word before "a"), and the durations in seconds each
+# says, from (inclusive) and to (exclusive); the bytes that end a clause after it
+_A_SECOND = re.compile(rb"(?<![A-Za-z])((?i:under|over|(?:less|more)[ \t]+than|within|about|around|nearly|almost|half))"
+                       rb"[ \t]+a[ \t]+\Z")
+_A_SECOND_SAYS: dict[bytes, tuple[Fraction, Fraction]] = {
+    b"under": (Fraction(1, 1000), Fraction(1)), b"within": (Fraction(1, 1000), Fraction(1)),
+    b"less than": (Fraction(1, 1000), Fraction(1)), b"more than": (Fraction(1) + Fraction(1, 1000), Fraction(2)),
+    b"over": (Fraction(1) + Fraction(1, 1000), Fraction(2)), b"about": (Fraction(1, 2), Fraction(3, 2)),
+    b"around": (Fraction(1, 2), Fraction(3, 2)), b"nearly": (Fraction(4, 5), Fraction(1)),
+    b"almost": (Fraction(4, 5), Fraction(1)), b"half": (Fraction(2, 5), Fraction(3, 5)),
+}
+_CLAUSE_END_BYTES = frozenset(b".,;:!?)]\r\n")
 
 
 # the units a figure is rounded across (:func:`_ground_rounded`) -> (their measure, their size in

@@ -1,0 +1,58 @@
+"""Shorthands a coding summary writes for what its tool outputs say (red team 138, F05; docs/gate.md,
+I1 "shorthands"): a GitHub line anchor (``tests/test_retry.py#L42``, ``L42``) of pytest's
+``tests/test_retry.py:42``, tsc's ``src/api.ts(12,5)`` written ``src/api.ts:12:5``, ``in under a
+second`` of ``0.84s``, and ``PR #57`` of ``gh pr view 57`` were refused. Each is grounded now by
+what it stands for, and its lie twin (another line, another file's place, a duration the sources
+do not bear out, a review no source shows) stays refused."""
+
+from __future__ import annotations
+
+import pytest
+from gate_helpers import assert_accepted, find
+from test_grammar_v4 import _summarize
+
+PYTEST = (
+    "tests/test_retry.py:42: in test_retry_backoff\n"
+    "FAILED tests/test_retry.py::test_retry_backoff - assert 4.0 == 2.0\n"
+    "1 failed, 11 passed in 0.84s\n"
+)
+TWO_FILES = "src/a.py:10: error: missing return\nsrc/b.py:42: error: bad type\n"
+TSC = (
+    "src/api.ts(12,5): error TS2345: Argument of type 'string' is not assignable.\n"
+    "src/db.ts(40,1): error TS2304: Cannot find name 'pool'.\n"
+)
+GH = "$ gh pr view 57\nAdd retry backoff #57\nOpen - ann wants to merge 3 commits into main\n"
+SLOW = "1 failed, 11 passed in 5.30s\n"
+ISSUE = "$ gh issue view 57\nAdd retry backoff #57\nOpen\n"
+
+
+@pytest.mark.parametrize(("source", "honest"), [
+    pytest.param(PYTEST, "test_retry_backoff fails at tests/test_retry.py#L42.\n", id="path#L42"),
+    pytest.param(PYTEST, "test_retry_backoff fails at tests/test_retry.py L42.\n", id="path L42"),
+    pytest.param(PYTEST, "test_retry_backoff fails at test_retry.py#L42.\n", id="base name#L42"),
+    pytest.param(PYTEST, "The failing assert is at L42.\n", id="L42 alone"),
+    pytest.param(TSC, "TS2345 at src/api.ts:12:5.\n", id="tsc location as path:line:col"),
+    pytest.param(TSC, "TS2304 at src/db.ts:40.\n", id="tsc location as path:line"),
+    pytest.param(PYTEST, "1 failed, 11 passed in under a second.\n", id="under a second"),
+    pytest.param(PYTEST, "1 failed, 11 passed in less than a second.\n", id="less than a second"),
+    pytest.param("Done in 1.02s\n", "Done in about a second.\n", id="about a second"),
+    pytest.param(PYTEST, "1 failed, 11 passed in 840 ms.\n", id="seconds as ms"),
+    pytest.param(GH, "PR #57 (retry backoff) is open with 3 commits.\n", id="PR of gh pr"),
+])
+def test_a_shorthand_of_what_the_sources_say_is_grounded(source, honest):
+    assert_accepted(_summarize(source, honest))
+
+
+@pytest.mark.parametrize(("source", "lie", "value"), [
+    pytest.param(PYTEST, "test_retry_backoff fails at tests/test_retry.py#L24.\n", "L24", id="another line"),
+    pytest.param(TWO_FILES, "The missing return is at src/a.py#L42.\n", "L42", id="another file's line"),
+    pytest.param(TWO_FILES, "The bad type is at L43.\n", "L43", id="a line no place has"),
+    pytest.param(TWO_FILES, "See src/b.py#L42-L45.\n", "L45", id="a range past the places"),
+    pytest.param(TSC, "TS2345 at src/api.ts:40:5.\n", "src/api.ts:40:5", id="another file's tsc line"),
+    pytest.param(SLOW, "1 failed, 11 passed in under a second.\n", "second", id="under a second of 5.3s"),
+    pytest.param(PYTEST, "1 failed, 11 passed in more than a second.\n", "second", id="more than a second of 0.84s"),
+    pytest.param(PYTEST, "A second run passed.\n", "second", id="an ordinal stays a fact"),
+    pytest.param(ISSUE, "PR #57 (retry backoff) is open.\n", "PR", id="PR of an issue"),
+])
+def test_a_shorthand_of_something_else_is_refused(source, lie, value):
+    find(_summarize(source, lie), "I1", value=value)
