@@ -10182,9 +10182,21 @@ class _Check:
         # handle lost markers, one kept paid for a marker stripped from a restated fact)
         factless = [i for i in touched if not pre_facts[i].n_facts]
         factless_kept = sum(self._counted_markers(i, gone) for i in factless) if factless else 0
-        agent = [post_facts[j] for j in self.changed if _cites(post_blocks[j])]
-        if not agent or not (touched or on_record):
+        agent_blocks = [j for j in self.changed if _cites(post_blocks[j])]
+        if not agent_blocks or not (touched or on_record):
             return float(factless_kept), set()
+        survived = float(factless_kept)
+        if not gone and (trims := self._trimmed(touched, agent_blocks)):
+            # a summary cut to some of its lines, each kept byte for byte: what it kept held
+            # exactly the markers those lines hold (red team 138, F14: a running summary cut to
+            # its newest lines was owed its average markers per fact, and refused whenever the
+            # lines kept were denser in facts than those dropped)
+            survived += sum(post_facts[j].n_markers for j in trims.values())
+            touched = [i for i in touched if i not in trims]
+            agent_blocks = [j for j in agent_blocks if j not in trims.values()]
+            if not agent_blocks or not (touched or on_record):
+                return survived, set()
+        agent = [post_facts[j] for j in agent_blocks]
         tables = [f.table for f in agent]
         # (their values, markers left out, gathered from the tables in place, sorted and counted:
         # as many as the tables have facts)
@@ -10195,7 +10207,6 @@ class _Check:
                          for i in (*touched, *on_record) if pre_facts[i].n_facts}
         else:  # (every block here cites: its markers are its citations)
             densities = {i: f.n_markers / f.n_facts for i in (*touched, *on_record) if (f := pre_facts[i]).n_facts}
-        survived = float(factless_kept)
         if touched:
             blocks = sorted((i for i in touched if i in densities), key=lambda i: -densities[i])
             for i, n in zip(blocks, pool.take([pre_facts[i] for i in blocks])):
@@ -10211,6 +10222,27 @@ class _Check:
                 restated.add(i)  # restated, not dropped: its markers count
                 survived += densities[i] * n
         return survived, restated
+
+    def _trimmed(self, touched: list[int], agent_blocks: list[int]) -> dict[int, int]:
+        """The cited pre summaries among ``touched`` that a new or changed post block (of
+        ``agent_blocks``) keeps some of the lines of, each byte for byte and in order, and nothing
+        else: pre block -> that post block, each paired once (:meth:`_surviving`)."""
+        pre_blocks, post_blocks = self.pre.blocks, self.post.blocks
+        summaries = [i for i in touched if pre_blocks[i].derived or pre_blocks[i].role == "summary"]
+        out: dict[int, int] = {}
+        if not summaries:
+            return out
+        taken: set[int] = set()
+        for i in summaries:
+            text = pre_blocks[i].text
+            for j in agent_blocks:
+                kept = post_blocks[j].text
+                if j not in taken and kept and kept != text and kept.partition("\n")[0] in text and _lines_kept(
+                        text, kept):
+                    out[i] = j
+                    taken.add(j)
+                    break
+        return out
 
     def _agent_derived(self) -> set[str]:
         """What the new or changed blocks of the agent derive from or carry, gathered once per
@@ -22007,6 +22039,14 @@ def _speaker(block: Block) -> str:
     its tags: a derived tag does not make the user's words the agent's, red team 25, v01), the
     agent (its turns and summaries, whose markers cite), or the tool."""
     return block.role if block.role in _SPEAKERS else "agent" if _cites(block) else block.role
+
+
+def _lines_kept(text: str, kept: str) -> bool:
+    """Is ``kept`` some of the lines of ``text``, each whole and as written, in their order (blank
+    lines aside), and at least one?"""
+    lines = iter([line for line in text.splitlines() if line.strip()])
+    wanted = [line for line in kept.splitlines() if line.strip()]
+    return bool(wanted) and all(any(line == have for have in lines) for line in wanted)
 
 
 def _citing_markers(block: Block, facts: _Facts) -> int:
