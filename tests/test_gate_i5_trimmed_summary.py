@@ -18,28 +18,31 @@ from provgate.store import SourceStore
 def _step(i: int) -> tuple[str, str]:
     """(a tool output, the running summary's line for it), in six kinds of coding step."""
     kind = i % 6
+    marker = f"[src:tool:c{i}]"
     if kind == 0:
-        return (f"$ pytest -q tests/test_mod{i}.py\nFAILED tests/test_mod{i}.py::test_case{i} - assert {i} == {i + 1}\n"
-                f"1 failed, {i % 5 + 3} passed in 0.{10 + i}s\n",
-                f"test_case{i} in tests/test_mod{i}.py failed (assert {i} == {i + 1}); 1 failed, "
-                f"{i % 5 + 3} passed [src:tool:c{i}].")
-    if kind == 1:
-        return (f"$ apply_patch src/app/mod{i - 1}.py\n@@ -{i},1 +{i},1 @@\n-    return x + {i}\n"
-                f"+    return x + {i + 1}\nPatch applied.\n",
-                f"Patched src/app/mod{i - 1}.py: x + {i} -> x + {i + 1} [src:tool:c{i}].")
-    if kind == 2:
-        return (f"$ pytest -q tests/test_mod{i - 2}.py\n{(i - 2) % 5 + 4} passed in 0.{20 + i}s\n",
-                f"tests/test_mod{i - 2}.py: {(i - 2) % 5 + 4} passed [src:tool:c{i}].")
-    if kind == 3:
-        return (f"$ git commit -am 'Fix mod{i - 3}'\n[fix-{i} {i:07x}a] Fix mod{i - 3}\n"
-                " 1 file changed, 1 insertion(+), 1 deletion(-)\n",
-                f"Committed {i:07x}a (Fix mod{i - 3}) on fix-{i} [src:tool:c{i}].")
-    if kind == 4:
-        return (f"$ cat config/app.yaml\nretries: {i % 4 + 2}\ntimeout: {30 + i}\n",
-                f"config/app.yaml: retries: {i % 4 + 2}, timeout: {30 + i} [src:tool:c{i}].")
-    return (f"$ flake8 src\nsrc/app/mod{i}.py:{i + 10}:80: E501 line too long ({80 + i} > 79 characters)\n"
-            "[exit code: 1]\n",
-            f"flake8: E501 at src/app/mod{i}.py:{i + 10} ({80 + i} > 79) [src:tool:c{i}].")
+        output = (f"$ pytest -q tests/test_mod{i}.py\nFAILED tests/test_mod{i}.py::test_case{i} - "
+                  f"assert {i} == {i + 1}\n1 failed, {i % 5 + 3} passed in 0.{10 + i}s\n")
+        line = (f"test_case{i} in tests/test_mod{i}.py failed (assert {i} == {i + 1}); 1 failed, "
+                f"{i % 5 + 3} passed {marker}.")
+    elif kind == 1:
+        output = (f"$ apply_patch src/app/mod{i - 1}.py\n@@ -{i},1 +{i},1 @@\n-    return x + {i}\n"
+                  f"+    return x + {i + 1}\nPatch applied.\n")
+        line = f"Patched src/app/mod{i - 1}.py: x + {i} -> x + {i + 1} {marker}."
+    elif kind == 2:
+        output = f"$ pytest -q tests/test_mod{i - 2}.py\n{(i - 2) % 5 + 4} passed in 0.{20 + i}s\n"
+        line = f"tests/test_mod{i - 2}.py: {(i - 2) % 5 + 4} passed {marker}."
+    elif kind == 3:
+        output = (f"$ git commit -am 'Fix mod{i - 3}'\n[fix-{i} {i:07x}a] Fix mod{i - 3}\n"
+                  " 1 file changed, 1 insertion(+), 1 deletion(-)\n")
+        line = f"Committed {i:07x}a (Fix mod{i - 3}) on fix-{i} {marker}."
+    elif kind == 4:
+        output = f"$ cat config/app.yaml\nretries: {i % 4 + 2}\ntimeout: {30 + i}\n"
+        line = f"config/app.yaml: retries: {i % 4 + 2}, timeout: {30 + i} {marker}."
+    else:
+        output = (f"$ flake8 src\nsrc/app/mod{i}.py:{i + 10}:80: E501 line too long ({80 + i} > 79 characters)\n"
+                  "[exit code: 1]\n")
+        line = f"flake8: E501 at src/app/mod{i}.py:{i + 10} ({80 + i} > 79) {marker}."
+    return output, line
 
 
 def _running_summary(steps: int) -> tuple[Gate, list[str], list[str]]:
