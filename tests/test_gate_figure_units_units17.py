@@ -37,6 +37,10 @@ HONEST_AND_LIE = [
     # volume
     pytest.param("Add 30 ml water.\n", "Add 30 millilitres water.\n", "Add 30 L water.\n", id="ml to L"),
     pytest.param("Tank 30 L.\n", "Tank holds 30 litres.\n", "Tank holds 30 ml.\n", id="L to ml"),
+    # microlitres (red team 139, F09: "10 \u00b5L" was no unit, so "10 mL" of it was grounded)
+    pytest.param("Sample 10 \u00b5L.\n", "Sample 10 microlitres.\n", "Sample 10 mL.\n", id="uL to mL"),
+    pytest.param("Sample 10 \u03bcl.\n", "Sample 10 \u00b5L.\n", "Sample 10 L.\n", id="Greek mu l to L"),
+    pytest.param("Sample 10 mL.\n", "Sample 10 ml.\n", "Sample 10 \u00b5L.\n", id="mL to uL"),
     # length
     pytest.param("Length 30 cm.\n", "Length 30 centimetres.\n", "Length 30 mm.\n", id="cm to mm"),
     pytest.param("Length 30 cm.\n", "Length 30 cm.\n", "Length 30 m.\n", id="cm to m"),

@@ -155,6 +155,7 @@ UNIT_NAMES: dict[bytes, tuple[bytes, ...]] = {
     b"kg": (b"kg", b"kgs", b"kilo", b"kilos", b"kilogram", b"kilograms"),
     b"t": (b"t", b"tonne", b"tonnes"), b"ton": (b"ton", b"tons"),
     b"lb": (b"lb", b"lbs", b"pound", b"pounds"), b"oz": (b"oz", b"ounce", b"ounces"),
+    b"ul": (b"\xc2\xb5l", b"\xce\xbcl", b"microlitre", b"microlitres", b"microliter", b"microliters"),  # (and \u00b5L: red team 139, F09)
     b"ml": (b"ml", b"mL", b"millilitre", b"millilitres", b"milliliter", b"milliliters"),
     b"l": (b"l", b"litre", b"litres", b"liter", b"liters"),
     b"um": (b"\xc2\xb5m", b"\xce\xbcm", b"micron", b"microns", b"micrometre", b"micrometres"),

@@ -20152,8 +20152,9 @@ _UNITS.update((spelling, spelling) for spelling in (b"Kb", b"Mb", b"Gb", b"Tb"))
 # a unit glued to the figure ("26%", "30s") is part of the number's fact
 _UNIT_GAP = UNIT_GAP_RUN
 # (and a prime and a double prime, "30 \u2032", "30 \u2033": red team 135, F06)
-# (and micrograms and micrometres, "30 \u00b5g", "30 \u03bcm": red team 137, F06)
-_UNIT_WORD = rb"([A-Za-z]+|%|\xc2\xb5(?:s(?:ecs?)?|[gm])|\xce\xbc(?:s(?:ecs?)?|[gm])|\xc2[\xb0\xba][ \t]?[CFcf]|\xe2\x84[\x83\x89]|\xe2\x80[\xb0\xb2\xb3])(?![0-9A-Za-z_])"
+# (and micrograms and micrometres, "30 \u00b5g", "30 \u03bcm": red team 137, F06; microlitres, "10 \u00b5L":
+# red team 139, F09)
+_UNIT_WORD = rb"([A-Za-z]+|%|\xc2\xb5(?:s(?:ecs?)?|[gmlL])|\xce\xbc(?:s(?:ecs?)?|[gmlL])|\xc2[\xb0\xba][ \t]?[CFcf]|\xe2\x84[\x83\x89]|\xe2\x80[\xb0\xb2\xb3])(?![0-9A-Za-z_])"
 # a rate: "40 MB/s", "100 req/s", "100 requests per minute"
 _UNIT_RATE = rb"(?:(?:[ \t]*/[ \t]*|[ \t]+[Pp][Ee][Rr][ \t]+)" + _UNIT_WORD + rb")?"
 # or a rate of nothing named, "/" right after the figure ("100/h", "$5/month": red team 118, F27;
