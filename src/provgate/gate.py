@@ -23449,7 +23449,9 @@ def _said_of(words: list[bytes]) -> bool:
     return bool(words) and words[-1] in _SAID_OF_WORDS
 
 
-def _scoped_pairs(data: bytes, start: int, end: int) -> list[tuple[bytes, bytes]]:
+def _scoped_pairs(data: bytes, start: int, end: int, counted: bool = True) -> list[tuple[bytes, bytes]]:
+    """The (key, value) pairs ``data[start:end]`` states (:data:`_SCOPED_KV`), and with
+    ``counted`` a figure before a word as that word's value (:data:`_VALUE_THEN_KEY`)."""
     out = []
     low = data[start:end].lower()
     overridden = (b"effective" in low or b"actual" in low or b"overridden" in low or b"runtime" in low
@@ -23476,7 +23478,23 @@ def _scoped_pairs(data: bytes, start: int, end: int) -> list[tuple[bytes, bytes]
                     len(before) > 1 or at == start or data[at - 1] in b" \t\n("):
                 continue
         out.append((m.group(1), value))
+    if counted:
+        # ...and a figure before its key as a noun counts it, "config/a.yaml (5 retries)", "runs 8
+        # workers" (red team 139, F08: swapped between files, accepted); a word that is no key of
+        # the file binds nothing
+        # (each pair once: a scope repeating one count is asked it once)
+        counts = dict.fromkeys((m.group(2), m.group(1)) for m in _VALUE_THEN_KEY.finditer(data, start, end)
+                               if m.start() == 0 or data[m.start() - 1] not in _GLUED_BEFORE_COUNT)
+        if counts:
+            stated = set(out)
+            out.extend(pair for pair in counts if pair not in stated)
     return out
+
+
+# a figure, then the key it counts as a noun ("5 retries", "8 workers"); the bytes that glue a
+# figure to what stands before it ("v1.3", "retries=5", "a.yaml:5"), so it counts nothing after it
+_VALUE_THEN_KEY = re.compile(rb"([0-9]+(?:\.[0-9]+)?)[ \t]+([A-Za-z_][\w-]*)(?![\w.-])")
+_GLUED_BEFORE_COUNT = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:/+=-")
 
 
 def _walked_line_pairs(data: bytes, line: bytes, start: int, end: int) -> list[tuple[bytes, bytes]]:
@@ -23875,7 +23893,7 @@ def _table_column_scopes(data: bytes, header: bytes, on_line: list[tuple[int, in
 def _respective_pairs(data: bytes, start: int, end: int, count: int) -> list[tuple[bytes, bytes]] | None:
     """The ``count`` pairs of ``data[start:end]``, in order, when it states one key ``count``
     times or one key and ``count`` values ("retries to 5 and 3 respectively"); else None."""
-    pairs = _scoped_pairs(data, start, end)
+    pairs = _scoped_pairs(data, start, end, counted=False)
     if not pairs:
         return None
     key = pairs[0][0]
