@@ -56,3 +56,34 @@ def test_a_shorthand_of_what_the_sources_say_is_grounded(source, honest):
 ])
 def test_a_shorthand_of_something_else_is_refused(source, lie, value):
     find(_summarize(source, lie), "I1", value=value)
+
+
+# -- a code span naming a function; a diff stat's signed counts (red team 138, F12)
+
+PATCH = (
+    "$ pytest -q\nFAILED tests/test_retry.py::test_backoff - assert backoff(1) == 0.5\n"
+    "$ apply_patch src/retry.py\n-def backoff(attempt):\n+def backoff(attempt: int):\n"
+)
+STAT = "[fix-backoff 9a8b7c6] Fix backoff exponent\n 1 file changed, 1 insertion(+), 1 deletion(-)\n"
+STAT_MORE = "[fix 1a2b3c4] Fix\n 2 files changed, 3 insertions(+), 2 deletions(-)\n"
+
+
+@pytest.mark.parametrize(("source", "honest"), [
+    pytest.param(PATCH, "Fixed the exponent in `backoff()`.\n", id="code span of a called and defined function"),
+    pytest.param("x = cfg.load()\n", "Reads it with `cfg.load()`.\n", id="code span of a method"),
+    pytest.param(STAT, "Commit 9a8b7c6 touches 1 file (+1/-1).\n", id="stat as +1/-1"),
+    pytest.param(STAT_MORE, "Commit 1a2b3c4: 2 files, +3 -2.\n", id="stat as +3 -2"),
+])
+def test_a_code_span_or_a_stat_of_what_the_sources_say_is_grounded(source, honest):
+    assert_accepted(_summarize(source, honest))
+
+
+@pytest.mark.parametrize(("source", "lie", "value"), [
+    pytest.param(PATCH, "Fixed the exponent in `retry_all()`.\n", "retry_all()", id="a function no source names"),
+    pytest.param("mybackoff(1)\n", "Fixed `backoff()`.\n", "backoff()", id="a name inside another"),
+    pytest.param("backoff_ms(1)\n", "Fixed `backoff()`.\n", "backoff()", id="a longer name"),
+    pytest.param(STAT_MORE, "Commit 1a2b3c4: 2 files, +2 -3.\n", "-3", id="stat signs swapped"),
+    pytest.param(STAT_MORE, "Commit 1a2b3c4: 2 files, +3 -4.\n", "-4", id="a count no stat has"),
+])
+def test_a_code_span_or_a_stat_of_something_else_is_refused(source, lie, value):
+    find(_summarize(source, lie), "I1", value=value)
