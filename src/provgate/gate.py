@@ -14114,7 +14114,7 @@ def _ground_quoted_facts(tables: list[FactTable], sources: list[list[_Facts]], o
             opened = called.group(1) + b"("
             if any(_name_opened(facts.table.data, opened) for facts in sources[t]):
                 keep[n] = False
-            continue
+                continue
         inner = _inner_facts(table, r)
         if inner and all((t, i) not in left for i in inner) and (
                 (inside > 0 and table.data[inside - 1] == 0x60)
