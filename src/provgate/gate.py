@@ -18216,17 +18216,57 @@ def _figures_by_context(table: FactTable, rows: list[int], figures: list[bytes],
     # (a word index -1 is the blank word appended last)
     words.append(b"")
     c0, c1, c2, c3 = (np.where(h, c, -1).tolist() for h, c in ((h0, c0), (h1, c1), (h2, c2), (h3, c3)))
+    sides = _comparison_sides(lowered, fig_starts.tolist(), fig_ends.tolist())
     out: dict[tuple[bytes, ...], tuple[Counter[bytes], int]] = {}
     for x, (row, figure) in enumerate(zip(rows, figures)):
         if not exact and (unit := units[x]) is not None:
             figure += b" " + unit
         context = (words[c0[x]], words[c1[x]], words[c2[x]], words[c3[x]])
+        if sides and sides[x]:
+            context += (sides[x],)
         found = out.get(context)
         if found is None:
             out[context] = (Counter((figure,)), row)
         else:
             found[0][figure] += 1
     return out
+
+
+# a comparison operator right after a figure, closing brackets and quotes and blanks between,
+# and the blanks and opening brackets and quotes up to the next figure (``4.0 == 2.0``, ``f(3)
+# == 4``, ``'a1' != 'b2'``); ``->``, ``=>``, ``<-``, ``<<`` and ``>>`` are none (a change, a
+# shift: no sides of one statement)
+_COMPARISON_AFTER_FIGURE = re.compile(
+    rb"[)\]}'\"`]{0,4}[ \t]*+(==|!=|<=|>=|<(?![<=>-])|(?<![-=>])>(?![>=]))[ \t]*+[(\[{'\"`]{0,4}")
+
+
+def _comparison_sides(text: bytes, starts: list[int], ends: list[int]) -> list[bytes] | None:
+    """Each figure's side of a comparison operator standing between it and another figure
+    (``text`` holds them at ``starts`` / ``ends``): ``<==`` for the left operand of ``==``,
+    ``>==`` for the right, both for a figure between two operators, blank for a figure beside
+    none; None when ``text`` holds no operator's byte. Both operands of ``E   assert 4.0 ==
+    2.0`` stand between the same words (``assert`` and the line's end: no word is read in
+    ``==``), so ``assert 2.0 == 4.0`` kept every context and was accepted as lossless, though
+    which side is the actual value is the whole content of the line (red team 138, F10): the
+    side is read as part of the context, as ``before``/``after`` name a measurement's sides.
+    ``4 > 2`` written ``2 < 4`` changes both contexts, and trades nothing. One match a figure,
+    each over the bytes up to the next figure's: linear in the text."""
+    if b"=" not in text and b"<" not in text and b">" not in text:
+        return None
+    first_at = {start: x for x, start in enumerate(starts)}
+    sides = [b""] * len(starts)
+    match = _COMPARISON_AFTER_FIGURE.match
+    for x, end in enumerate(ends):
+        m = match(text, end)
+        if m is None:
+            continue
+        y = first_at.get(m.end())
+        if y is None or y == x:
+            continue
+        operator = m.group(1)
+        sides[x] += b"<" + operator
+        sides[y] = b">" + operator + sides[y]
+    return sides
 
 
 # Where a statement unit ends, for the figures re-paired with names (Gate._check_figures_repaired):

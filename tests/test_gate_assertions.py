@@ -1,0 +1,75 @@
+"""Assertion lines (pytest's ``assert 4.0 == 2.0``, unittest's ``404 != 200``), red team 138.
+
+F10: both operands of a comparison stand between the same words (no word is read in ``==``),
+so a lossless rewrite that swapped them kept every context of the in-place trade rule and was
+accepted, though which side is the actual value is the whole content of the line. A figure's
+side of a comparison operator standing between two figures is now part of its context
+(docs/gate.md, I2 "figures traded inside a block", **Operands kept**). The rule is pure
+Python; run the file once each way (PROVGATE_NO_EXTENSIONS=1) for both paths."""
+
+from __future__ import annotations
+
+import pytest
+from gate_helpers import assert_accepted, find
+from test_grammar_v4 import _rewrite
+
+from provgate.facts import extract
+from provgate.gate import _comparison_sides
+
+_PYTEST = ("tests/test_retry.py:42: in test_retry_backoff\n"
+           "    assert delay == 2.0\n"
+           "E   assert 4.0 == 2.0\n"
+           "E    +  where 4.0 = compute_delay(3)\n"
+           "1 failed, 11 passed in 0.84s\n")
+
+
+@pytest.mark.parametrize("before, after", [
+    ("E   assert 4.0 == 2.0\n", "E   assert 2.0 == 4.0\n"),
+    ("E   assert 4 == 2\n", "E   assert 2 == 4\n"),
+    ("AssertionError: 404 != 200\n", "AssertionError: 200 != 404\n"),
+    (_PYTEST, _PYTEST.replace("4.0 == 2.0", "2.0 == 4.0")),
+    ("E   assert 4 > 2\n", "E   assert 2 > 4\n"),
+    ("E   assert 120 <= 100\n", "E   assert 100 <= 120\n"),
+    # brackets, quotes and signs around the operands
+    ("assert f(3) == 4\n", "assert f(4) == 3\n"),
+    ("assert -1 == 2\n", "assert 2 == -1\n"),
+    ("E   AssertionError: '1.2.3' != '1.2.4'\n", "E   AssertionError: '1.2.4' != '1.2.3'\n"),
+    ("E   assert [1, 2] == [2, 1]\n", "E   assert [2, 1] == [1, 2]\n"),
+    ("E   assert 4.0==2.0\n", "E   assert 2.0==4.0\n"),
+])
+def test_operands_swapped_in_a_rewrite_are_refused(before, after):
+    found = find(_rewrite(before, after), "I2", evidence__change="traded_in_place")
+    assert found.value in before
+
+
+@pytest.mark.parametrize("before, after", [
+    # re-spaced, re-indented, trimmed: every operand on its side
+    ("E   assert 4.0==2.0\n", "E   assert 4.0 == 2.0\n"),
+    ("E   assert 4.0 == 2.0\n", "E   assert 4.0==2.0\n"),
+    ("E   assert 4.0 == 2.0\n", "E assert 4.0 == 2.0\n"),
+    (_PYTEST, _PYTEST.replace("E    +  where", "E    + where")),
+    (_PYTEST, _PYTEST.replace("    assert delay", "assert delay")),
+    # the comparison turned round with its operator: each operand keeps its meaning
+    ("E   assert 4 > 2\n", "E   assert 2 < 4\n"),
+    ("ratio 4 <= 5 ok\n", "ratio 5 >= 4 ok\n"),
+    # lines reordered whole, each comparison with its line
+    ("test_retry: assert 4 == 2\ntest_backoff: assert 7 == 9\n",
+     "test_backoff: assert 7 == 9\ntest_retry: assert 4 == 2\n"),
+    ("1 failed, 11 passed in 0.84s\nE   assert 4.0 == 2.0\n", "E   assert 4.0 == 2.0\n1 failed, 11 passed in 0.84s\n"),
+    # an arrow or a shift is no comparison: no sides
+    ("shift 1 << 4 and 2 >> 1\n", "shift 1 << 4 and 2 >> 1\n"),
+])
+def test_operands_kept_on_their_sides_are_accepted(before, after):
+    assert_accepted(_rewrite(before, after))
+
+
+def test_a_comparisons_sides_are_read_only_between_two_figures():
+    data = b"assert delay == 2.0; assert 4.0 == -2.0 < 3; 1 -> 2; 5 => 6; x <- 7; 8 >> 9"
+    table = extract(data)
+    rows = list(range(len(table.start)))
+    values = [table.span(r).value for r in rows]
+    sides = dict(zip(values, _comparison_sides(data, table.start.tolist(), table.end.tolist())))
+    assert sides["2.0"] == b""  # (one operand a name: no figure stands on the other side)
+    assert sides["4.0"] == b"<==" and sides["-2.0"] == b">==<<" and sides["3"] == b"><"
+    assert all(sides[v] == b"" for v in ("1", "2", "5", "6", "7", "8", "9"))
+    assert _comparison_sides(b"no operator 1 2", [12, 14], [13, 15]) is None
