@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 from gate_helpers import assert_accepted, find
-from test_grammar_v4 import _rewrite
+from test_grammar_v4 import _rewrite, _summarize
 
 from provgate.facts import extract
 from provgate.gate import _comparison_sides
@@ -73,3 +73,61 @@ def test_a_comparisons_sides_are_read_only_between_two_figures():
     assert sides["4.0"] == b"<==" and sides["-2.0"] == b">==<<" and sides["3"] == b"><"
     assert all(sides[v] == b"" for v in ("1", "2", "5", "6", "7", "8", "9"))
     assert _comparison_sides(b"no operator 1 2", [12, 14], [13, 15]) is None
+
+
+# F04: pytest's source line "assert delay == 2.0" was read as the requirement pin delay==2.0, so
+# a summary stating the test's actual value beside the variable ("delay is 4.0", of "E   assert
+# 4.0 == 2.0") was refused as a version of another name (docs/gate.md, I1 "versions owned")
+_FAILED = ("tests/test_retry.py:42: in test_retry_backoff\n"
+           "    assert delay == 2.0\n"
+           "E   assert 4.0 == 2.0\n"
+           "1 failed, 11 passed in 0.84s\n")
+_FAILED_LONG = ("tests/test_retry.py:42: in test_retry_backoff\n"
+                ">       assert delay == 2.0\n"
+                "E       assert 4.0 == 2.0\n")
+
+
+@pytest.mark.parametrize("source, text", [
+    (_FAILED, "test_retry_backoff fails: delay is 4.0, expected 2.0."),
+    (_FAILED, "test_retry_backoff fails (delay 4.0, expected 2.0)."),
+    (_FAILED, "test_retry_backoff fails: delay: 4.0 (expected 2.0)."),
+    (_FAILED, "test_retry_backoff fails: delay was 4.0, expected 2.0."),
+    (_FAILED_LONG, "test_retry_backoff fails: delay is 4.0, expected 2.0."),
+    (_FAILED.replace("delay == 2.0", "delay==2.0"), "test_retry_backoff fails: delay is 4.0, expected 2.0."),
+    (_FAILED.replace("    assert delay", "E   AssertionError: assert delay"), "delay is 4.0, expected 2.0."),
+    # a condition or a comparison in code, blanks around its "=="
+    ("    if delay == 2.0 and retries == 3:\n        raise Backoff()\nBackoff: got 4.0\n",
+     "The check failed because delay is 4.0."),
+    ("    ok = delay == 2.0\nBackoff: got 4.0\n", "The check failed because delay is 4.0."),
+    ("    return delay == 2.0\nBackoff: got 4.0\n", "The check failed because delay is 4.0."),
+    ("    print(delay == 2.0, retries)\nBackoff: got 4.0\n", "The check failed because delay is 4.0."),
+])
+def test_a_variable_an_assertion_compares_is_no_pinned_name(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+_PINS = "numpy==1.26.2\npandas==2.1.3\n"
+
+
+@pytest.mark.parametrize("source, text", [
+    # the versions swapped between pinned names stay refused, however the pins are written
+    (_PINS, "Pinned: numpy 2.1.3 and pandas 1.26.2."),
+    (_PINS.replace("==", " == "), "Pinned: numpy 2.1.3 and pandas 1.26.2."),
+    ('dependencies = ["numpy == 1.26.2", "pandas == 2.1.3"]\n', "Pinned: numpy 2.1.3 and pandas 1.26.2."),
+    ('numpy == 1.26.2 ; python_version >= "3.9"\npandas == 2.1.3 ; python_version >= "3.9"\n',
+     "Pinned: numpy 2.1.3 and pandas 1.26.2."),
+    ("numpy == 1.26.2  # (pinned for the CUDA build)\npandas == 2.1.3\n", "Pinned: numpy 2.1.3 and pandas 1.26.2."),
+    ("$ pip install numpy == 1.26.2 pandas == 2.1.3\n", "Installed numpy 2.1.3 and pandas 1.26.2."),
+    # a pin quoted in a pytest line is a requirement string
+    ("E   pkg_resources.VersionConflict: Requirement.parse('numpy==1.25.0')\npandas==2.1.3\n",
+     "numpy 2.1.3 is required."),
+])
+def test_pins_outside_assertions_still_own_their_versions(source, text):
+    found = find(_summarize(source, text), "I1", key="number")
+    assert found.value == "2.1.3"
+
+
+def test_a_long_line_of_comparisons_reads_each_line_start_once():
+    # (the line's start is found once for all its matches: a 1 MB line of "x == 1.0" reads linearly)
+    line = "assert " + " and ".join(f"v{k} == 1.{k}" for k in range(20_000)) + "\n"
+    assert_accepted(_summarize(line + "v7 = 3.5\n", "v7 is 3.5."))

@@ -12379,6 +12379,49 @@ _VERSION_WORDS_BEFORE = frozenset((b"version", b"ver", b"release", b"rel", b"rev
 _NAME_PINNED_TO_VERSION = re.compile(rb"(?<![0-9A-Za-z_.-])([A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*+)"
                                      rb"(?:\[[^\]\n]{0,64}\])?[ \t]*+==[ \t]*+([0-9]++(?:\.[0-9]++)++" + _PRE_RELEASE + rb")"
                                      rb"(?![0-9A-Za-z+]|[.-][0-9])")
+# the opening of a line that asserts (pytest's source line, "    assert delay == 2.0", its "> "
+# and "E   " lines, unittest's "AssertionError: assert ..."): a "==" in it compares, pinning nothing
+_ASSERTION_LINE = re.compile(rb"[ \t]*+(?:[>E][ \t]++)?(?:[A-Za-z_.]{0,48}Error:[ \t]*+)?assert(?![0-9A-Za-z_])")
+# the opening of a line of code a "==" with blanks around compares in: a condition, a returned
+# value, pytest's "E   " explanation lines
+_CODE_LINE = re.compile(rb"[ \t]*+(?:>[ \t]++)?(?:(?:if|elif|while|return|and|or|not)(?![0-9A-Za-z_])|E[ \t]{2})")
+# another operator after a "==" with blanks around and its version: code comparing, not a
+# requirement ("delay == 2.0 and retries == 3", "(delay == 2.0)"); not another "==", which a
+# list of pins on one line holds ("pip install numpy == 1.26.2 pandas == 2.1.3")
+_OTHER_OPERATOR = re.compile(rb"[!<>]=|[<>)]|(?<![A-Za-z_])(?:and|or)(?![0-9A-Za-z_])")
+# (the bytes beside a "==" read for another operator: a long line of pins costs no more a pin)
+_OPERATOR_REACH = 48
+
+
+def _pin_compares(data: bytes, line_start: int, m: re.Match[bytes]) -> bool:
+    """Does match ``m`` of ``_NAME_PINNED_TO_VERSION`` in ``data`` (its line starting at
+    ``line_start``) compare a variable in code rather than pin a requirement? pytest's ``assert
+    delay == 2.0`` was read as the pin ``delay==2.0``, so a summary's "delay is 4.0" (the
+    actual value, from ``E   assert 4.0 == 2.0``) was refused as another name's version (red
+    team 138, F04). A "==" on an assertion's line compares, blanks or none; one with blanks
+    around compares on a line of code (``if``, ``return``, pytest's ``E   `` lines) or beside
+    another operator (``=``, ``(`` before the name, a comparison or ``and``/``or`` after the
+    version, up to a ``;`` or ``#``: a requirement's environment marker and comment are its
+    own). A name in quotes is a requirement string wherever it stands (``["numpy == 1.26"]``),
+    and a requirements list's ``numpy == 1.26`` or pip's ``numpy==1.26.2`` pins, as before."""
+    start = m.start()
+    if start > line_start and data[start - 1] in b"\"'":
+        return False
+    if _ASSERTION_LINE.match(data, line_start) is not None:
+        return True
+    equals = data.find(b"==", m.end(1), m.start(2))
+    if data[equals - 1] not in b" \t" or data[equals + 2] not in b" \t":
+        return False
+    if _CODE_LINE.match(data, line_start) is not None:
+        return True
+    before = data[max(line_start, start - _OPERATOR_REACH):start]
+    end = m.end()
+    after = data[end:end + _OPERATOR_REACH].split(b"\n", 1)[0]
+    for stop in (b";", b"#"):
+        after = after.split(stop, 1)[0]
+    return b"=" in before or b"(" in before or _OTHER_OPERATOR.search(after) is not None
+
+
 # a package's or an image's name tagged with its version, nothing between: npm's "lodash@4.17",
 # an image's "nginx:1.25" ("library/nginx:1.25" too; not a scoped package's last part,
 # "@types/node@20.11.5", which is no "node"), a pre-release's tail with it ("react@19.0.0-rc.1")
@@ -13303,8 +13346,15 @@ class _AbbreviationSources:
                     self._names.add(m.group(1))
                     self._glued.setdefault(_package_key(m.group(1)), set()).add(m.group(2))
                 if b"==" in data:
-                    # (and a name pinned to a version, a requirement's "numpy==1.26.2": red team 135, F11)
+                    # (and a name pinned to a version, a requirement's "numpy==1.26.2": red team 135, F11;
+                    # not a variable an assertion or a condition compares, red team 138, F04)
+                    line_start = read_to = 0
                     for m in _NAME_PINNED_TO_VERSION.finditer(data):
+                        # (each line's start found once: the lines read forward with the matches)
+                        line_start = data.rfind(b"\n", read_to, m.start()) + 1 or line_start
+                        read_to = m.start()
+                        if _pin_compares(data, line_start, m):
+                            continue
                         self._names.add(m.group(1))
                         self._glued.setdefault(_package_key(m.group(1)), set()).add(m.group(2))
                 if b"@" in data or b":" in data:
