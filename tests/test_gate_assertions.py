@@ -131,3 +131,27 @@ def test_a_long_line_of_comparisons_reads_each_line_start_once():
     # (the line's start is found once for all its matches: a 1 MB line of "x == 1.0" reads linearly)
     line = "assert " + " and ".join(f"v{k} == 1.{k}" for k in range(20_000)) + "\n"
     assert_accepted(_summarize(line + "v7 = 3.5\n", "v7 is 3.5."))
+
+
+# F04's fifth case: the endpoint's actual version, compared in the assertion with the version the
+# test expects, was refused as a measure written as a version (I1 "versions said")
+_VERSION_FAILED = "    assert resp.json()['version'] == 1.5\nE   AssertionError: assert 1.4 == 1.5\n"
+_DUNDER_FAILED = '    assert pkg.__version__ == "2.1"\nE   AssertionError: assert \'2.0\' == \'2.1\'\n'
+
+
+@pytest.mark.parametrize("source, text", [
+    (_VERSION_FAILED, "The endpoint reports version 1.4, the test expects 1.5."),
+    (_DUNDER_FAILED, "The package is at version 2.0; the test expects 2.1."),
+])
+def test_the_value_an_assertion_compares_with_a_version_is_a_version(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+@pytest.mark.parametrize("source, text, value", [
+    (_VERSION_FAILED, "The endpoint reports version 1.6, the test expects 1.5.", "1.6"),
+    # a number compared with no version, or with a measure, reads as no version
+    ("    assert ratio == 1.5\nE   assert 1.4 == 1.5\n", "Ratio is version 1.4.", "1.4"),
+    ("The build took 1.4 seconds.\nE   assert 1.4 == 2.0\n", "Built version 1.4.", "1.4"),
+])
+def test_a_number_compared_with_no_version_is_still_none(source, text, value):
+    assert find(_summarize(source, text), "I1").value == value

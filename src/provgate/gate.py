@@ -13311,6 +13311,7 @@ class _AbbreviationSources:
                 self._glued_names()
                 assert self._said is not None
                 self._versions.update(self._said)
+                _versions_compared(self._data, self._versions)
             return (value[1:] if value[:1] in b"vV" else value) in self._versions
         if kind == _KIND_IDENTIFIER and value in self._glued_names()[0]:
             # (a package's name glued to its version, "urllib3" of pip's "urllib3-2.0.7", a dotted
@@ -13534,6 +13535,39 @@ def _bare_after(data: bytes, end: int) -> bool:
     it ("Pushed 1.2", not "1.2 seconds", "1.2s", "1.2%")?"""
     after = data[end:end + 1]
     return not (after.isalnum() or after == b"%") and _unit_at(data, end) is None
+
+
+# an assertion's line comparing two dotted numbers (pytest's "E   assert 1.4 == 1.5", unittest's
+# "AssertionError: 1.4 != 1.5"), each maybe quoted
+_ASSERTED_NUMBERS = re.compile(
+    rb"^[ \t]*+(?:[>E][ \t]++)?(?:[A-Za-z_.]{0,48}Error:[ \t]*+)?(?:assert[ \t]++)?(['\"]?)[vV]?([0-9]++(?:\.[0-9]++)++)\1"
+    rb"[ \t]*+(?:==|!=)[ \t]*+(['\"]?)[vV]?([0-9]++(?:\.[0-9]++)++)\3[ \t\r]*+$", re.MULTILINE)
+# an assertion comparing a version's expression with a dotted number (pytest's source line
+# "assert resp.json()['version'] == 1.5", "assert pkg.__version__ == '1.5'"): the number is a version
+_ASSERTED_VERSION = re.compile(
+    rb"^[ \t]*+(?:[>E][ \t]++)?assert[ \t]++[^\n=]{0,96}?(?i:version|release)[_'\"\])]{0,4}[ \t]*+(?:==|!=)[ \t]*+"
+    rb"['\"]?[vV]?([0-9]++(?:\.[0-9]++)++)(?![0-9A-Za-z.])", re.MULTILINE)
+
+
+def _versions_compared(datas: Iterable[bytes], versions: set[bytes]) -> None:
+    """Add to ``versions`` (the numbers ``datas`` hold where they read as versions) each number
+    an assertion's line compares with one of them: pytest's ``assert resp.json()['version'] ==
+    1.5`` explained by ``E   AssertionError: assert 1.4 == 1.5`` reads 1.5 as a version and 1.4
+    as the value it was compared with, so a summary's "reports version 1.4, the test expects
+    1.5" was refused as a measure written as a version (red team 138, F04). A comparison
+    compares one kind: the operand of a version is a version, and the number an assertion
+    compares a version's expression with (``…['version'] == 1.5``, ``__version__ == '1.5'``)
+    is one. Read only in a text holding ``==`` or ``!=``; one anchored pass a line each."""
+    for data in datas:
+        if b"==" not in data and b"!=" not in data:
+            continue
+        if b"assert" in data:
+            versions.update(m.group(1) for m in _ASSERTED_VERSION.finditer(data))
+        for m in _ASSERTED_NUMBERS.finditer(data):
+            left, right = m.group(2), m.group(4)
+            if left in versions or right in versions:
+                versions.add(left)
+                versions.add(right)
 
 
 def _reads_as_version(data: bytes, m: re.Match[bytes]) -> bool:
