@@ -118,6 +118,7 @@ _PINS = "numpy==1.26.2\npandas==2.1.3\n"
      "Pinned: numpy 2.1.3 and pandas 1.26.2."),
     ("numpy == 1.26.2  # (pinned for the CUDA build)\npandas == 2.1.3\n", "Pinned: numpy 2.1.3 and pandas 1.26.2."),
     ("$ pip install numpy == 1.26.2 pandas == 2.1.3\n", "Installed numpy 2.1.3 and pandas 1.26.2."),
+    # (each pin of the line: the one after the first has another pin's "==" before it)
     # a pin quoted in a pytest line is a requirement string
     ("E   pkg_resources.VersionConflict: Requirement.parse('numpy==1.25.0')\npandas==2.1.3\n",
      "numpy 2.1.3 is required."),
@@ -125,6 +126,12 @@ _PINS = "numpy==1.26.2\npandas==2.1.3\n"
 def test_pins_outside_assertions_still_own_their_versions(source, text):
     found = find(_summarize(source, text), "I1", key="number")
     assert found.value == "2.1.3"
+
+
+def test_each_pin_of_a_line_of_pins_owns_its_version():
+    # (the pin after the first has another pin's "==" before it, which is no assignment)
+    verdict = _summarize("$ pip install pandas == 1.26.2 numpy == 2.1.3\n", "Installed numpy 1.26.2.")
+    assert find(verdict, "I1", key="number").value == "1.26.2"
 
 
 def test_a_long_line_of_comparisons_reads_each_line_start_once():

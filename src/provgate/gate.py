@@ -12389,6 +12389,9 @@ _CODE_LINE = re.compile(rb"[ \t]*+(?:>[ \t]++)?(?:(?:if|elif|while|return|and|or
 # requirement ("delay == 2.0 and retries == 3", "(delay == 2.0)"); not another "==", which a
 # list of pins on one line holds ("pip install numpy == 1.26.2 pandas == 2.1.3")
 _OTHER_OPERATOR = re.compile(rb"[!<>]=|[<>)]|(?<![A-Za-z_])(?:and|or)(?![0-9A-Za-z_])")
+# an assignment or a call before the name of a "==" with blanks around ("ok = delay == 2.0",
+# "print(delay == 2.0"); not another pin's "==" ("pip install numpy == 1.26.2 pandas == 2.1.3")
+_BINDS_BEFORE = re.compile(rb"(?<![=!<>])=(?!=)|\(")
 # (the bytes beside a "==" read for another operator: a long line of pins costs no more a pin)
 _OPERATOR_REACH = 48
 
@@ -12400,7 +12403,7 @@ def _pin_compares(data: bytes, line_start: int, m: re.Match[bytes]) -> bool:
     actual value, from ``E   assert 4.0 == 2.0``) was refused as another name's version (red
     team 138, F04). A "==" on an assertion's line compares, blanks or none; one with blanks
     around compares on a line of code (``if``, ``return``, pytest's ``E   `` lines) or beside
-    another operator (``=``, ``(`` before the name, a comparison or ``and``/``or`` after the
+    another operator (a lone ``=`` or a ``(`` before the name, a comparison or ``and``/``or`` after the
     version, up to a ``;`` or ``#``: a requirement's environment marker and comment are its
     own). A name in quotes is a requirement string wherever it stands (``["numpy == 1.26"]``),
     and a requirements list's ``numpy == 1.26`` or pip's ``numpy==1.26.2`` pins, as before."""
@@ -12419,7 +12422,7 @@ def _pin_compares(data: bytes, line_start: int, m: re.Match[bytes]) -> bool:
     after = data[end:end + _OPERATOR_REACH].split(b"\n", 1)[0]
     for stop in (b";", b"#"):
         after = after.split(stop, 1)[0]
-    return b"=" in before or b"(" in before or _OTHER_OPERATOR.search(after) is not None
+    return _BINDS_BEFORE.search(before) is not None or _OTHER_OPERATOR.search(after) is not None
 
 
 # a package's or an image's name tagged with its version, nothing between: npm's "lodash@4.17",
