@@ -12392,13 +12392,24 @@ _OTHER_OPERATOR = re.compile(rb"[!<>]=|[<>)]|(?<![A-Za-z_])(?:and|or)(?![0-9A-Za
 # an assignment or a call before the name of a "==" with blanks around ("ok = delay == 2.0",
 # "print(delay == 2.0"); not another pin's "==" ("pip install numpy == 1.26.2 pandas == 2.1.3")
 _BINDS_BEFORE = re.compile(rb"(?<![=!<>])=(?!=)|\(")
+# (the bytes no operator after a pin holds, deleted to see whether one stands there)
+_OPERATOR_FREE = bytes(b for b in range(256) if b not in b"!<>)")
 # (the bytes beside a "==" read for another operator: a long line of pins costs no more a pin)
 _OPERATOR_REACH = 48
 
 
-def _pin_compares(data: bytes, line_start: int, m: re.Match[bytes]) -> bool:
+def _pin_line_kind(data: bytes, line_start: int) -> int:
+    """Of the line of ``data`` starting at ``line_start``: 2 an assertion's, 1 a line of code's,
+    0 else (:func:`_pin_compares`; read once a line: its leading blanks are read by each)."""
+    if _ASSERTION_LINE.match(data, line_start) is not None:
+        return 2
+    return 1 if _CODE_LINE.match(data, line_start) is not None else 0
+
+
+def _pin_compares(data: bytes, line_start: int, line_kind: int, m: re.Match[bytes]) -> bool:
     """Does match ``m`` of ``_NAME_PINNED_TO_VERSION`` in ``data`` (its line starting at
-    ``line_start``) compare a variable in code rather than pin a requirement? pytest's ``assert
+    ``line_start``, of :func:`_pin_line_kind` ``line_kind``) compare a variable in code rather
+    than pin a requirement? pytest's ``assert
     delay == 2.0`` was read as the pin ``delay==2.0``, so a summary's "delay is 4.0" (the
     actual value, from ``E   assert 4.0 == 2.0``) was refused as another name's version (red
     team 138, F04). A "==" on an assertion's line compares, blanks or none; one with blanks
@@ -12410,19 +12421,24 @@ def _pin_compares(data: bytes, line_start: int, m: re.Match[bytes]) -> bool:
     start = m.start()
     if start > line_start and data[start - 1] in b"\"'":
         return False
-    if _ASSERTION_LINE.match(data, line_start) is not None:
+    if line_kind == 2:
         return True
     equals = data.find(b"==", m.end(1), m.start(2))
     if data[equals - 1] not in b" \t" or data[equals + 2] not in b" \t":
         return False
-    if _CODE_LINE.match(data, line_start) is not None:
+    if line_kind == 1:
         return True
     before = data[max(line_start, start - _OPERATOR_REACH):start]
     end = m.end()
     after = data[end:end + _OPERATOR_REACH].split(b"\n", 1)[0]
     for stop in (b";", b"#"):
         after = after.split(stop, 1)[0]
-    return _BINDS_BEFORE.search(before) is not None or _OTHER_OPERATOR.search(after) is not None
+    # (the patterns asked only where a byte of theirs stands: most pins have none beside them)
+    if b"(" in before or b"=" in before and _BINDS_BEFORE.search(before) is not None:
+        return True
+    if after.translate(None, _OPERATOR_FREE) or b"and" in after or b"or" in after:
+        return _OTHER_OPERATOR.search(after) is not None
+    return False
 
 
 # a package's or an image's name tagged with its version, nothing between: npm's "lodash@4.17",
@@ -13353,11 +13369,15 @@ class _AbbreviationSources:
                     # (and a name pinned to a version, a requirement's "numpy==1.26.2": red team 135, F11;
                     # not a variable an assertion or a condition compares, red team 138, F04)
                     line_start = read_to = 0
+                    line_kind = -1
                     for m in _NAME_PINNED_TO_VERSION.finditer(data):
-                        # (each line's start found once: the lines read forward with the matches)
-                        line_start = data.rfind(b"\n", read_to, m.start()) + 1 or line_start
+                        # (each line's start and kind found once: the lines read forward with the
+                        # matches, a line of many pins read once)
+                        at = data.rfind(b"\n", read_to, m.start()) + 1
                         read_to = m.start()
-                        if _pin_compares(data, line_start, m):
+                        if at or line_kind < 0:
+                            line_start, line_kind = at or line_start, _pin_line_kind(data, at or line_start)
+                        if _pin_compares(data, line_start, line_kind, m):
                             continue
                         self._names.add(m.group(1))
                         self._glued.setdefault(_package_key(m.group(1)), set()).add(m.group(2))
