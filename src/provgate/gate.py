@@ -12487,6 +12487,68 @@ _VERSION_WORDS_BEFORE = frozenset((b"version", b"ver", b"release", b"rel", b"rev
 _NAME_PINNED_TO_VERSION = re.compile(rb"(?<![0-9A-Za-z_.-])([A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*+)"
                                      rb"(?:\[[^\]\n]{0,64}\])?[ \t]*+==[ \t]*+([0-9]++(?:\.[0-9]++)++" + _PRE_RELEASE + rb")"
                                      rb"(?![0-9A-Za-z+]|[.-][0-9])")
+# the opening of a line that asserts (pytest's source line, "    assert delay == 2.0", its "> "
+# and "E   " lines, unittest's "AssertionError: assert ..."): a "==" in it compares, pinning nothing
+_ASSERTION_LINE = re.compile(rb"[ \t]*+(?:[>E][ \t]++)?(?:[A-Za-z_.]{0,48}Error:[ \t]*+)?assert(?![0-9A-Za-z_])")
+# the opening of a line of code a "==" with blanks around compares in: a condition, a returned
+# value, pytest's "E   " explanation lines
+_CODE_LINE = re.compile(rb"[ \t]*+(?:>[ \t]++)?(?:(?:if|elif|while|return|and|or|not)(?![0-9A-Za-z_])|E[ \t]{2})")
+# another operator after a "==" with blanks around and its version: code comparing, not a
+# requirement ("delay == 2.0 and retries == 3", "(delay == 2.0)"); not another "==", which a
+# list of pins on one line holds ("pip install numpy == 1.26.2 pandas == 2.1.3")
+_OTHER_OPERATOR = re.compile(rb"[!<>]=|[<>)]|(?<![A-Za-z_])(?:and|or)(?![0-9A-Za-z_])")
+# an assignment or a call before the name of a "==" with blanks around ("ok = delay == 2.0",
+# "print(delay == 2.0"); not another pin's "==" ("pip install numpy == 1.26.2 pandas == 2.1.3")
+_BINDS_BEFORE = re.compile(rb"(?<![=!<>])=(?!=)|\(")
+# (the bytes no operator after a pin holds, deleted to see whether one stands there)
+_OPERATOR_FREE = bytes(b for b in range(256) if b not in b"!<>)")
+# (the bytes beside a "==" read for another operator: a long line of pins costs no more a pin)
+_OPERATOR_REACH = 48
+
+
+def _pin_line_kind(data: bytes, line_start: int) -> int:
+    """Of the line of ``data`` starting at ``line_start``: 2 an assertion's, 1 a line of code's,
+    0 else (:func:`_pin_compares`; read once a line: its leading blanks are read by each)."""
+    if _ASSERTION_LINE.match(data, line_start) is not None:
+        return 2
+    return 1 if _CODE_LINE.match(data, line_start) is not None else 0
+
+
+def _pin_compares(data: bytes, line_start: int, line_kind: int, m: re.Match[bytes]) -> bool:
+    """Does match ``m`` of ``_NAME_PINNED_TO_VERSION`` in ``data`` (its line starting at
+    ``line_start``, of :func:`_pin_line_kind` ``line_kind``) compare a variable in code rather
+    than pin a requirement? pytest's ``assert
+    delay == 2.0`` was read as the pin ``delay==2.0``, so a summary's "delay is 4.0" (the
+    actual value, from ``E   assert 4.0 == 2.0``) was refused as another name's version (red
+    team 138, F04). A "==" on an assertion's line compares, blanks or none; one with blanks
+    around compares on a line of code (``if``, ``return``, pytest's ``E   `` lines) or beside
+    another operator (a lone ``=`` or a ``(`` before the name, a comparison or ``and``/``or`` after the
+    version, up to a ``;`` or ``#``: a requirement's environment marker and comment are its
+    own). A name in quotes is a requirement string wherever it stands (``["numpy == 1.26"]``),
+    and a requirements list's ``numpy == 1.26`` or pip's ``numpy==1.26.2`` pins, as before."""
+    start = m.start()
+    if start > line_start and data[start - 1] in b"\"'":
+        return False
+    if line_kind == 2:
+        return True
+    equals = data.find(b"==", m.end(1), m.start(2))
+    if data[equals - 1] not in b" \t" or data[equals + 2] not in b" \t":
+        return False
+    if line_kind == 1:
+        return True
+    before = data[max(line_start, start - _OPERATOR_REACH):start]
+    end = m.end()
+    after = data[end:end + _OPERATOR_REACH].split(b"\n", 1)[0]
+    for stop in (b";", b"#"):
+        after = after.split(stop, 1)[0]
+    # (the patterns asked only where a byte of theirs stands: most pins have none beside them)
+    if b"(" in before or b"=" in before and _BINDS_BEFORE.search(before) is not None:
+        return True
+    if after.translate(None, _OPERATOR_FREE) or b"and" in after or b"or" in after:
+        return _OTHER_OPERATOR.search(after) is not None
+    return False
+
+
 # a package's or an image's name tagged with its version, nothing between: npm's "lodash@4.17",
 # an image's "nginx:1.25" ("library/nginx:1.25" too; not a scoped package's last part,
 # "@types/node@20.11.5", which is no "node"), a pre-release's tail with it ("react@19.0.0-rc.1")
@@ -13376,6 +13438,7 @@ class _AbbreviationSources:
                 self._glued_names()
                 assert self._said is not None
                 self._versions.update(self._said)
+                _versions_compared(self._data, self._versions)
             return (value[1:] if value[:1] in b"vV" else value) in self._versions
         if kind == _KIND_IDENTIFIER and value in self._glued_names()[0]:
             # (a package's name glued to its version, "urllib3" of pip's "urllib3-2.0.7", a dotted
@@ -13411,8 +13474,19 @@ class _AbbreviationSources:
                     self._names.add(m.group(1))
                     self._glued.setdefault(_package_key(m.group(1)), set()).add(m.group(2))
                 if b"==" in data:
-                    # (and a name pinned to a version, a requirement's "numpy==1.26.2": red team 135, F11)
+                    # (and a name pinned to a version, a requirement's "numpy==1.26.2": red team 135, F11;
+                    # not a variable an assertion or a condition compares, red team 138, F04)
+                    line_start = read_to = 0
+                    line_kind = -1
                     for m in _NAME_PINNED_TO_VERSION.finditer(data):
+                        # (each line's start and kind found once: the lines read forward with the
+                        # matches, a line of many pins read once)
+                        at = data.rfind(b"\n", read_to, m.start()) + 1
+                        read_to = m.start()
+                        if at or line_kind < 0:
+                            line_start, line_kind = at or line_start, _pin_line_kind(data, at or line_start)
+                        if _pin_compares(data, line_start, line_kind, m):
+                            continue
                         self._names.add(m.group(1))
                         self._glued.setdefault(_package_key(m.group(1)), set()).add(m.group(2))
                 if b"@" in data or b":" in data:
@@ -13592,6 +13666,39 @@ def _bare_after(data: bytes, end: int) -> bool:
     it ("Pushed 1.2", not "1.2 seconds", "1.2s", "1.2%")?"""
     after = data[end:end + 1]
     return not (after.isalnum() or after == b"%") and _unit_at(data, end) is None
+
+
+# an assertion's line comparing two dotted numbers (pytest's "E   assert 1.4 == 1.5", unittest's
+# "AssertionError: 1.4 != 1.5"), each maybe quoted
+_ASSERTED_NUMBERS = re.compile(
+    rb"^[ \t]*+(?:[>E][ \t]++)?(?:[A-Za-z_.]{0,48}Error:[ \t]*+)?(?:assert[ \t]++)?(['\"]?)[vV]?([0-9]++(?:\.[0-9]++)++)\1"
+    rb"[ \t]*+(?:==|!=)[ \t]*+(['\"]?)[vV]?([0-9]++(?:\.[0-9]++)++)\3[ \t\r]*+$", re.MULTILINE)
+# an assertion comparing a version's expression with a dotted number (pytest's source line
+# "assert resp.json()['version'] == 1.5", "assert pkg.__version__ == '1.5'"): the number is a version
+_ASSERTED_VERSION = re.compile(
+    rb"^[ \t]*+(?:[>E][ \t]++)?assert[ \t]++[^\n=]{0,96}?(?i:version|release)[_'\"\])]{0,4}[ \t]*+(?:==|!=)[ \t]*+"
+    rb"['\"]?[vV]?([0-9]++(?:\.[0-9]++)++)(?![0-9A-Za-z.])", re.MULTILINE)
+
+
+def _versions_compared(datas: Iterable[bytes], versions: set[bytes]) -> None:
+    """Add to ``versions`` (the numbers ``datas`` hold where they read as versions) each number
+    an assertion's line compares with one of them: pytest's ``assert resp.json()['version'] ==
+    1.5`` explained by ``E   AssertionError: assert 1.4 == 1.5`` reads 1.5 as a version and 1.4
+    as the value it was compared with, so a summary's "reports version 1.4, the test expects
+    1.5" was refused as a measure written as a version (red team 138, F04). A comparison
+    compares one kind: the operand of a version is a version, and the number an assertion
+    compares a version's expression with (``…['version'] == 1.5``, ``__version__ == '1.5'``)
+    is one. Read only in a text holding ``==`` or ``!=``; one anchored pass a line each."""
+    for data in datas:
+        if b"==" not in data and b"!=" not in data:
+            continue
+        if b"assert" in data:
+            versions.update(m.group(1) for m in _ASSERTED_VERSION.finditer(data))
+        for m in _ASSERTED_NUMBERS.finditer(data):
+            left, right = m.group(2), m.group(4)
+            if left in versions or right in versions:
+                versions.add(left)
+                versions.add(right)
 
 
 def _reads_as_version(data: bytes, m: re.Match[bytes]) -> bool:
@@ -18458,17 +18565,57 @@ def _figures_by_context(table: FactTable, rows: list[int], figures: list[bytes],
     # (a word index -1 is the blank word appended last)
     words.append(b"")
     c0, c1, c2, c3 = (np.where(h, c, -1).tolist() for h, c in ((h0, c0), (h1, c1), (h2, c2), (h3, c3)))
+    sides = _comparison_sides(lowered, fig_starts.tolist(), fig_ends.tolist())
     out: dict[tuple[bytes, ...], tuple[Counter[bytes], int]] = {}
     for x, (row, figure) in enumerate(zip(rows, figures)):
         if not exact and (unit := units[x]) is not None:
             figure += b" " + unit
         context = (words[c0[x]], words[c1[x]], words[c2[x]], words[c3[x]])
+        if sides and sides[x]:
+            context += (sides[x],)
         found = out.get(context)
         if found is None:
             out[context] = (Counter((figure,)), row)
         else:
             found[0][figure] += 1
     return out
+
+
+# a comparison operator right after a figure, closing brackets and quotes and blanks between,
+# and the blanks and opening brackets and quotes up to the next figure (``4.0 == 2.0``, ``f(3)
+# == 4``, ``'a1' != 'b2'``); ``->``, ``=>``, ``<-``, ``<<`` and ``>>`` are none (a change, a
+# shift: no sides of one statement)
+_COMPARISON_AFTER_FIGURE = re.compile(
+    rb"[)\]}'\"`]{0,4}[ \t]*+(==|!=|<=|>=|<(?![<=>-])|(?<![-=>])>(?![>=]))[ \t]*+[(\[{'\"`]{0,4}")
+
+
+def _comparison_sides(text: bytes, starts: list[int], ends: list[int]) -> list[bytes] | None:
+    """Each figure's side of a comparison operator standing between it and another figure
+    (``text`` holds them at ``starts`` / ``ends``): ``<==`` for the left operand of ``==``,
+    ``>==`` for the right, both for a figure between two operators, blank for a figure beside
+    none; None when ``text`` holds no operator's byte. Both operands of ``E   assert 4.0 ==
+    2.0`` stand between the same words (``assert`` and the line's end: no word is read in
+    ``==``), so ``assert 2.0 == 4.0`` kept every context and was accepted as lossless, though
+    which side is the actual value is the whole content of the line (red team 138, F10): the
+    side is read as part of the context, as ``before``/``after`` name a measurement's sides.
+    ``4 > 2`` written ``2 < 4`` changes both contexts, and trades nothing. One match a figure,
+    each over the bytes up to the next figure's: linear in the text."""
+    if b"=" not in text and b"<" not in text and b">" not in text:
+        return None
+    first_at = {start: x for x, start in enumerate(starts)}
+    sides = [b""] * len(starts)
+    match = _COMPARISON_AFTER_FIGURE.match
+    for x, end in enumerate(ends):
+        m = match(text, end)
+        if m is None:
+            continue
+        y = first_at.get(m.end())
+        if y is None or y == x:
+            continue
+        operator = m.group(1)
+        sides[x] += b"<" + operator
+        sides[y] = b">" + operator + sides[y]
+    return sides
 
 
 # Where a statement unit ends, for the figures re-paired with names (Gate._check_figures_repaired):
