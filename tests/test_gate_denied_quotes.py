@@ -106,3 +106,15 @@ def test_a_long_line_is_read_from_its_last_bytes_only():
     # (a 1 MB line: the look back is bounded, the occurrence read as on no command line)
     data = b"$ rg " + b"x " * 500_000 + b"A"
     assert _on_command_line(data, len(data) - 1) is False
+
+
+def test_many_quotations_are_read_in_one_pass_a_source():
+    # (past eight distinct quotations, one Aho-Corasick pass a source: the same verdicts)
+    names = [f"NAME_{i}" for i in range(12)]
+    source = "".join(f"$ rg {n} src/\nNo matches found for \"{n}\" in src/\n" for n in names[:11])
+    source += f"$ rg {names[11]} src/\nsrc/a.py:1:{names[11]} = 1\n"
+    lie = " ".join(f'Found "{n}" in src/.' for n in names)
+    verdict = check({"g": source}, lie)
+    assert {v.value for v in verdict.violations if v.invariant == "I1"} == set(names[:11])
+    honest = " ".join(f'No matches were found for "{n}".' for n in names[:11]) + f' Found "{names[11]}" in src/a.py.'
+    assert_accepted(check({"g": source}, honest))
