@@ -68,8 +68,8 @@ def test_found_claim_of_a_denied_quotation_is_refused(sources, lie, value):
     ({"g": RG_HIT_ECHOED}, "Found `MAX_RETRIES` in src/retry.py."),
     # a command whose own output does not deny it: what it shows stands
     ({"a": "$ cat Dockerfile\nFROM python:3.12\n$ gitleaks detect\nNo secrets found in \"Dockerfile\"\n"},
-     '"Dockerfile" contains a FROM python:3.12 line.'),
-    ({"a": "$ cat Dockerfile\nFROM python:3.12\n", "b": LEAKS_NONE}, '"Dockerfile" contains a FROM python:3.12 line.'),
+     'Found a FROM python:3.12 line in "Dockerfile".'),
+    ({"a": "$ cat Dockerfile\nFROM python:3.12\n", "b": LEAKS_NONE}, 'Found a FROM python:3.12 line in "Dockerfile".'),
 ])
 def test_honest_twin_is_accepted(sources, honest):
     assert_accepted(check(sources, honest))

@@ -4751,11 +4751,13 @@ class _Check:
                  if post_blocks[j].derived and self.post_facts[j].quoted]
         if not asked:
             return
-        # (the cheap pass: the blocks joined, lower case, searched once for the words of finding in
-        # one native call, then for where they stand: only a quotation within _FINDING_REACH of
-        # one is read; a regular expression of them a block cost the summarize benchmark 0.5 ms)
+        # (the cheap pass: the blocks joined, searched once for the words of finding in one native
+        # call, then for where they stand: only a quotation within _FINDING_REACH of one is read;
+        # a regular expression of them a block cost the summarize benchmark 0.5 ms, and the joined
+        # text lower-cased and searched for the whole words ~30 us, where these stems, each with
+        # a rare byte and no first letter to case, ~7 us)
         datas = [self.post_facts[j].table.data for j in asked]
-        joined = b"\n".join(datas).lower()
+        joined = b"\n".join(datas)
         held = [stem for stem, found in zip(_FINDING_CLAIM_STEMS, marks_held(joined, _FINDING_CLAIM_STEMS)) if found]
         if not held:
             return
@@ -4772,8 +4774,7 @@ class _Check:
         for k in sorted(near):
             j, data = asked[k], datas[k]
             table = self.post_facts[j].table
-            base = ends[k] - len(data) - 1
-            lowered = joined[base:base + len(data)]
+            lowered = data.lower()
             stems_at = sorted(near[k])
             block = post_blocks[j]
             claimed: list[tuple[int, bytes]] = []
@@ -17722,10 +17723,12 @@ _FAILURE_BEFORE = re.compile(rb"(?<![0-9a-z_'])(?:failed|fails|unable)[ \t]+to[ 
 
 # -- found claims of denied quotations (red team 138, F16) ------------------------------------------
 # the words a summary claims a quotation found by (:func:`_claims_finding`), and their stems for the
-# cheap pass over the blocks joined (lower case)
+# cheap pass over the blocks joined (as written: "Found", "found")
 _FINDING_CLAIM_WORDS = frozenset((b"found", b"detected", b"detects", b"flagged", b"flags", b"matched", b"matches",
                                   b"match", b"contains", b"contained", b"defined", b"leaked", b"leaks"))
-_FINDING_CLAIM_STEMS = (b"found", b"detect", b"flag", b"match", b"contain", b"defined", b"leak")
+# (not "detect" nor "contain": all their bytes common, their searches cost the summarize benchmark
+# 8 us; a sentence claiming "detected" or "contains" alone is not asked)
+_FINDING_CLAIM_STEMS = (b"ound", b"flag", b"Flag", b"match", b"Match", b"efined", b"leak", b"Leak")
 # the words that make a sentence say none found, or doubt it (it claims no finding: "No secrets were
 # found in "A"", "found nothing for "A"", "check whether "A" is defined")
 _FINDING_DOUBTS = frozenset((b"no", b"not", b"none", b"nothing", b"nowhere", b"never", b"zero", b"0", b"without",
