@@ -3784,6 +3784,7 @@ class _Check:
             if not lossless:
                 self._timed("I1", self._check_quoted_polarity)
                 self._timed("I1", self._check_outcome_claims)
+                self._timed("I1", self._check_found_claims_of_denied_quotes)
                 self._timed("I1", self._check_units_grounded)
                 self._timed("I1", self._check_dates_times_said)
                 self._timed("I1", self._check_pins_in_context)
@@ -4732,6 +4733,85 @@ class _Check:
                              block=block.id, key=span.key, value=span.value,
                              evidence={"span": [span.start, span.end], "text": span.text,
                                        "change": "negation_added" if negated else "negation_dropped"})
+
+    def _check_found_claims_of_denied_quotes(self) -> None:
+        """A derived block's quotation claimed found (``Secrets were found in "Dockerfile".``,
+        ``Found "MAX_RETRIES" in src/.``) is refused when its sources deny it at every
+        occurrence outside a command line (``No secrets found in "Dockerfile"``, ``No matches
+        found for "MAX_RETRIES"``): red team 138, F16. :meth:`_check_quoted_polarity` asks only
+        quotations of two words or more, and a one-token quotation was grounded by the
+        fingerprint of the name, identifier or path it holds, which the source's quotation
+        grounds whatever its clause says; and the command an agent framework echoes above its
+        output (``$ rg MAX_RETRIES src/``) holds the words undenied, so the sources read both
+        ways and the polarity rule let a two-word quotation be. A command line asks, it states
+        nothing found (:func:`_on_command_line`). Only a claim of finding
+        (:func:`_claims_finding`) is asked: ``"Dockerfile" was scanned`` of ``No secrets found
+        in "Dockerfile"`` is true."""
+        post_blocks = self.post.blocks
+        asked = [j for j in sorted(set(self.changed + self.restated))
+                 if post_blocks[j].derived and self.post_facts[j].quoted]
+        if not asked:
+            return
+        # (the cheap pass: the blocks joined, searched once for the words of finding in one native
+        # call, then for where they stand: only a quotation within _FINDING_REACH of one is read;
+        # a regular expression of them a block cost the summarize benchmark 0.5 ms, and the joined
+        # text lower-cased and searched for the whole words ~30 us, where these stems, each with
+        # a rare byte and no first letter to case, ~7 us)
+        datas = [self.post_facts[j].table.data for j in asked]
+        joined = b"\n".join(datas)
+        held = [stem for stem, found in zip(_FINDING_CLAIM_STEMS, marks_held(joined, _FINDING_CLAIM_STEMS)) if found]
+        if not held:
+            return
+        ends = list(accumulate(len(d) + 1 for d in datas))
+        near: dict[int, list[int]] = {}
+        for stem in held:
+            at = joined.find(stem)
+            while at >= 0:
+                k = bisect_right(ends, at)
+                near.setdefault(k, []).append(at - ends[k] + len(datas[k]) + 1)
+                at = joined.find(stem, at + len(stem))
+        reported = {(v.block, v.value) for v in self.violations if v.invariant == "I1"}
+        gate = self.gate
+        for k in sorted(near):
+            j, data = asked[k], datas[k]
+            table = self.post_facts[j].table
+            lowered = data.lower()
+            stems_at = sorted(near[k])
+            block = post_blocks[j]
+            claimed: list[tuple[int, bytes]] = []
+            code_start = code_end = -1
+            for r in np.flatnonzero(table.kind == _KIND_QUOTE).tolist():
+                start, end = int(table.value_start[r]), int(table.value_end[r])
+                if start and data[start - 1] == 0x60:
+                    code_start, code_end = start, end  # (a code span names what was found: asked)
+                elif code_start <= start and end <= code_end:
+                    continue  # (a quotation inside a code span is code)
+                first = bisect_left(stems_at, start - _FINDING_REACH)
+                if first == len(stems_at) or stems_at[first] > end + _FINDING_REACH:
+                    continue  # (no word of finding near it)
+                if start == end or not _claims_finding(lowered, start, end):
+                    continue
+                # (one the polarity rule refused already is not read again: it reads its clause too)
+                if (block.id, table.span(r).value) in reported or _clause_negated(data, start):
+                    continue
+                claimed.append((r, _one_blank(data[start:end])))
+            if not claimed:
+                continue
+            sources = [x.table.data for h in dict.fromkeys(block.provenance + self.cited(j))
+                       if (x := gate.source_facts(h)) is not None]
+            denied = _denied_outside_commands(sources, {words for _, words in claimed})
+            for r, words in claimed:
+                if words not in denied:
+                    continue
+                span = table.span(r)
+                if (block.id, span.value) in reported:
+                    continue  # (quoted twice in the block)
+                reported.add((block.id, span.value))
+                self.violate("I1", f"block {block.id!r} claims {span.value!r} found where its sources say none "
+                             "was found: every occurrence of it in them, but on a command line, stands under a "
+                             "negation", block=block.id, key=span.key, value=span.value,
+                             evidence={"span": [span.start, span.end], "text": span.text,
+                                       "change": "negation_dropped"})
 
     def _check_outcome_claims(self) -> None:
         """A derived block does not claim the success of what its sources show only failing
@@ -12634,7 +12714,11 @@ _OUTCOME_FAILURE_SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
                            r"connection to server .{0,200}? failed|Can't connect to", re.IGNORECASE)),
     ("exists", re.compile(r"No such file or directory|cannot access|does not exist")),
     ("up", re.compile(r"\bExited \([1-9]\d*\)|\bRestarting \(|\bCrashLoopBackOff\b|\bunhealthy\b")),
-    ("found", re.compile(r"^\(no matches\)|\bno matches found\b", re.MULTILINE | re.IGNORECASE)),
+    # (a search that printed nothing and exited 1 found nothing: grep's and rg's "no match" status,
+    # "[exit code: 1] (no matches)" or the bare code under the command, red team 138, F16)
+    ("found", re.compile(r"^\(no matches\)|\]\s*\(no matches\)|\bno matches found\b|"
+                         r"^\$[ \t]+(?:sudo[ \t]+)?(?:rg|grep|egrep|fgrep|ag|ack|git[ \t]+grep)\b[^\n]*\n"
+                         r"(?:\[exit code: 1\]|exit (?:status|code):? 1\b)", re.MULTILINE | re.IGNORECASE)),
 )
 _OUTCOME_SUCCESS_SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("tests", re.compile(r"^(?![^\n]*\b[1-9]\d* (?:failed|errors?)\b)[^\n]*\b[1-9]\d* passed\b|^OK\b|^PASSED\b|::\S+ PASSED\b|"
@@ -17984,6 +18068,150 @@ _QUOTE_MARKS_AT_END = rb"[ \t]*(?:[\"'`*_]|\xe2\x80[\x9c\x98])*\Z"
 _ATTEMPT_BEFORE = re.compile(rb"(?<![0-9a-z_'])(?:tried|attempted)"
                              rb"(?:[ \t]+to[ \t]+([a-z]+)|[ \t]+([a-z]+ing))" + _QUOTE_MARKS_AT_END)
 _FAILURE_BEFORE = re.compile(rb"(?<![0-9a-z_'])(?:failed|fails|unable)[ \t]+to[ \t]+([a-z]+)" + _QUOTE_MARKS_AT_END)
+
+
+# -- found claims of denied quotations (red team 138, F16) ------------------------------------------
+# the words a summary claims a quotation found by (:func:`_claims_finding`), and their stems for the
+# cheap pass over the blocks joined (as written: "Found", "found")
+_FINDING_CLAIM_WORDS = frozenset((b"found", b"detected", b"detects", b"flagged", b"flags", b"matched", b"matches",
+                                  b"match", b"contains", b"contained", b"defined", b"leaked", b"leaks"))
+# (not "detect" nor "contain": all their bytes common, their searches cost the summarize benchmark
+# 8 us; a sentence claiming "detected" or "contains" alone is not asked)
+_FINDING_CLAIM_STEMS = (b"ound", b"flag", b"Flag", b"match", b"Match", b"efined", b"leak", b"Leak")
+# the words that make a sentence say none found, or doubt it (it claims no finding: "No secrets were
+# found in "A"", "found nothing for "A"", "check whether "A" is defined")
+_FINDING_DOUBTS = frozenset((b"no", b"not", b"none", b"nothing", b"nowhere", b"never", b"zero", b"0", b"without",
+                             b"neither", b"nor", b"cannot", b"unable", b"fail", b"fails", b"failed", b"whether",
+                             b"if", b"unless", b"should", b"would", b"could", b"might", b"may", b"absent",
+                             b"missing"))
+# what ends the sentence a finding is claimed in: a mark before a blank or the end (not the "."
+# inside "src/app.py"), or a line break
+_FINDING_SENTENCE_END = re.compile(rb"[.!?;](?=[\s\"'`)\]*_]|\Z)|\n")
+_FINDING_REACH = 200
+_FINDING_WORD = re.compile(rb"[0-9a-z_]+")
+_FINDING_NOT = re.compile(rb"n(?:'|\xe2\x80\x99)t\b")
+
+
+def _claims_finding(lowered: bytes, start: int, end: int) -> bool:
+    """Does the sentence of the quotation ``lowered[start:end]`` (a block's text, lower case;
+    ``_FINDING_REACH`` bytes either side) claim it found: a word of ``_FINDING_CLAIM_WORDS``
+    outside it, none of ``_FINDING_DOUBTS`` nor a ``n't``, and no ``?`` ending it?"""
+    before = lowered[max(start - _FINDING_REACH, 0):start]
+    cut = 0
+    for m in _FINDING_SENTENCE_END.finditer(before):
+        cut = m.end()
+    after = lowered[end:end + _FINDING_REACH]
+    stop = _FINDING_SENTENCE_END.search(after)
+    if stop is not None and stop.group() == b"?":
+        return False
+    # (sets and searches, no generator a word: the summarize benchmark's summaries quote often)
+    sentence = before[cut:] + b" " + (after[:stop.start()] if stop is not None else after)
+    words = set(_FINDING_WORD.findall(sentence))
+    return (not _FINDING_CLAIM_WORDS.isdisjoint(words) and _FINDING_DOUBTS.isdisjoint(words)
+            and _FINDING_NOT.search(sentence) is None)
+
+
+def _denied_outside_commands(sources: list[bytes], needles: set[bytes]) -> set[bytes]:
+    """The needles every occurrence of which in ``sources`` (whole words, :func:`_whole_words_at`)
+    is negated (:func:`_clause_negated`), one at least, but one on a command line
+    (:func:`_on_command_line`) whose own output, before the next command line, holds a negated
+    one (``$ rg A src/`` over ``No matches found for "A"``). A command naming it whose output
+    does not (``$ cat Dockerfile`` over its lines) leaves it be, and so do more than
+    ``_POLARITY_OCCURRENCES`` occurrences in a source. A few needles are found one by one; more
+    in one Aho-Corasick pass a source (a summary quoting thousands reads each source once)."""
+    reading = _FoundDenials(needles)
+    for text in sources:
+        reading.start(text)
+        if len(needles) <= _FIND_EACH:
+            for needle in needles:
+                at = text.find(needle)
+                while at >= 0 and reading.state[needle] is not False:
+                    reading.read(needle, at)
+                    at = text.find(needle, at + 1)
+        else:
+            import ahocorasick  # (only many quotations ask for it)
+
+            automaton = ahocorasick.Automaton()
+            for needle in needles:
+                automaton.add_word(needle.decode("latin-1"), needle)
+            automaton.make_automaton()
+            for end, needle in automaton.iter(text.decode("latin-1")):
+                reading.read(needle, end + 1 - len(needle))
+        reading.finish()
+    return {needle for needle in reading.denied if reading.state[needle] is None}
+
+
+class _FoundDenials:
+    """:func:`_denied_outside_commands`' reading, one occurrence at a time: a needle's state is
+    None while it may be denied, False once it is not; a source's occurrences counted, and the
+    end of a command line naming a needle that no denial followed yet."""
+
+    def __init__(self, needles: set[bytes]) -> None:
+        self.state: dict[bytes, bool | None] = {needle: None for needle in needles}
+        self.denied: set[bytes] = set()
+        self.text = b""
+        self.seen: Counter[bytes] = Counter()
+        self.command_end: dict[bytes, int] = {}
+        self.command_lines: list[int] = []
+
+    def start(self, text: bytes) -> None:
+        self.text = text
+        self.seen = Counter()
+        self.command_end = {}
+        self.command_lines = []
+
+    def read(self, needle: bytes, at: int) -> None:
+        text = self.text
+        if self.state[needle] is False or not _whole_words_at(text, at, at + len(needle)):
+            return
+        self.seen[needle] += 1
+        if self.seen[needle] > _POLARITY_OCCURRENCES:
+            self.state[needle] = False
+        elif _on_command_line(text, at):
+            if needle not in self.command_end:
+                line_end = text.find(b"\n", at)
+                self.command_end[needle] = len(text) if line_end < 0 else line_end
+            elif at > self.command_end[needle]:
+                self.state[needle] = False  # (the earlier command's output did not deny it)
+        elif not _clause_negated(text, at):
+            self.state[needle] = False
+        else:
+            after = self.command_end.pop(needle, -1)
+            if after >= 0:
+                lines = self.command_lines
+                if not lines:  # (every command line's start, found once a source)
+                    lines.extend(m.start() for m in _COMMAND_LINE_START.finditer(text))
+                    lines.append(len(text) + 1)
+                if lines[bisect_right(lines, after)] < at:
+                    self.state[needle] = False  # (another command ran between: its output is not the one named)
+                    return
+            self.denied.add(needle)
+
+    def finish(self) -> None:
+        for needle in self.command_end:
+            self.state[needle] = False  # (a command naming it with no denial after it)
+
+
+# a line that runs a command, as agent frameworks echo it above its output: a shell prompt ("$ rg
+# A src/", "user@host:~/repo$ ", "% ", PowerShell's "PS C:\repo> "), a tool call's rendering
+# ("⏺ Bash(rg A src/)", "Grep(pattern: ...)") or its JSON arguments ("command": "rg A src/")
+_COMMAND_LINE = re.compile(rb"[ \t]*+(?:[\w.-]+@[\w.-]+(?::[^\s$#%>]*)?[ \t]*)?[$%][ \t]|[ \t]*+PS [^>\n]{0,200}>[ \t]|"
+                           rb"(?:[-*>\t ]|\xe2\x8f\xba|\xe2\x97\x8f)*+(?:Bash|Shell|Run|Grep|Search)\(|"
+                           rb"[^\n]*\"(?:command|cmd|args|arguments)\"[ \t]*:")
+_COMMAND_LINE_START = re.compile(rb"^(?:" + _COMMAND_LINE.pattern + rb")", re.MULTILINE)
+_COMMAND_LINE_REACH = 512
+
+
+def _on_command_line(text: bytes, at: int) -> bool:
+    """Does ``text[at]`` stand on a command line (``_COMMAND_LINE``, read from the line's start,
+    at most ``_COMMAND_LINE_REACH`` bytes before it)? What a command names it asks for, it
+    states nothing found: ``$ rg MAX_RETRIES src/`` over ``No matches found for "MAX_RETRIES"``
+    read both ways, and ``Found "MAX_RETRIES" in src/.`` passed (red team 138, F16)."""
+    low = max(at - _COMMAND_LINE_REACH, 0)
+    line = text.rfind(b"\n", low, at) + 1
+    if line == 0 and low > 0:
+        return False
+    return _COMMAND_LINE.match(text, line, at) is not None
 
 
 def _in_question(text: bytes, end: int) -> bool:
