@@ -10318,7 +10318,7 @@ class _Check:
             text = pre_blocks[i].text
             for j in agent_blocks:
                 kept = post_blocks[j].text
-                if j not in taken and kept and kept != text and kept.partition("\n")[0] in text and _lines_kept(
+                if j not in taken and kept and kept != text and kept.partition("\n")[0] in text and _some_lines_of(
                         text, kept):
                     out[i] = j
                     taken.add(j)
@@ -22459,7 +22459,7 @@ def _speaker(block: Block) -> str:
     return block.role if block.role in _SPEAKERS else "agent" if _cites(block) else block.role
 
 
-def _lines_kept(text: str, kept: str) -> bool:
+def _some_lines_of(text: str, kept: str) -> bool:
     """Is ``kept`` some of the lines of ``text``, each whole and as written, in their order (blank
     lines aside), and at least one?"""
     lines = iter([line for line in text.splitlines() if line.strip()])
