@@ -5556,9 +5556,13 @@ class _Check:
         asked = [j for j in sorted(set(self.changed + self.restated)) if post_blocks[j].derived]
         if not asked:
             return
+        datas = [self.post_facts[j].table.data for j in asked]
+        hinted = _paired_hinted(datas)
+        if not hinted:
+            return
         gate = self.gate
-        for j in asked:
-            data = self.post_facts[j].table.data
+        for o in sorted(hinted):
+            j, data = asked[o], datas[o]
             clauses = _paired_clauses(data)
             if not clauses:
                 continue
@@ -5579,6 +5583,10 @@ class _Check:
                     continue
                 blank = sorted([*markers, *((s, e) for s, e, _, _ in held)])
                 found = _paired_tokens(data, start, end, blank)
+                if (colon := max(data.rfind(b": ", start, held[0][0]), data.rfind(b":\t", start, held[0][0]))) >= 0:
+                    # (a lead-in before the clause's first value labels a list, not its first item:
+                    # "Key values: `3f5b78c931`, …", "It records: …")
+                    found = [x for x in found if x[0] > colon]
                 if found and found[0][0] < held[0][0] and not data[start:found[0][0]].strip(
                         b" \t-*>([`") and not data[_PAIRED_TOKEN.match(data, found[0][0]).end():held[0][0]].strip(
                         b" \t:([`"):
@@ -14390,7 +14398,8 @@ _PAIRED_MARKER = re.compile(rb"\[src:[^\x00-\x20\x7f\[\]]{1,256}\]")
 # a word, a token holding a digit (a count, a status, a latency: 404, 120ms, 0.84s), and a
 # key's value (status=failed, "(status: Open)"), the three classes a value's partner may be
 _PAIRED_TOKEN = re.compile(rb"[A-Za-z0-9_.]*[0-9][A-Za-z0-9_.]*|[A-Za-z][A-Za-z']*")
-_PAIRED_KV = re.compile(rb"[A-Za-z_][\w.-]*[ \t]*(?:=|:[ \t])[ \t]*['\"]?([A-Za-z0-9_.+-]+)")
+# (a key before ":" in lower case only: "(status: Open)", not "KeyError: account 2a797be2")
+_PAIRED_KV = re.compile(rb"(?:[A-Za-z_][\w.-]*[ \t]*=|[a-z_][a-z0-9_.-]*:[ \t])[ \t]*['\"]?([A-Za-z0-9_.+-]+)")
 # a clause ends at a line break and a sentence's or a clause's end; a comma or a conjunction
 # joining two clauses that each hold a value ends one too (_paired_clauses)
 _PAIRED_CLAUSE_END = re.compile(rb"\n|[.;!?](?=\s|$)")
@@ -14406,6 +14415,50 @@ _PAIRED_KV_CLASS, _PAIRED_VALUE_CLASS, _PAIRED_WORD_CLASS = 0, 1, 2
 _PAIRED_MAX_LINES = 32
 _PAIRED_MAX_VALUES = 4
 _PAIRED_CLASS_NAMES = ("key's value", "value", "word")
+# The lead, one translation and a few substring searches of the blocks joined (a regex pass of the
+# values costs ~100x one search): digits read as 0, letters as a, blanks, quotes, backticks and
+# brackets as a blank, so a token holding a digit next to a word ("9f8e7d6 fixed", "started
+# 2024-…", "#1240 is", "PROJ-12 (SSO", "after 3ms", "9f8e7d6: fix"), or a route after a word
+# ("GET /api/users"), is found; each hit is then asked whether its clause holds a value
+# (a list's "`44 replicas`" holds none; a comma, a semicolon and a citation marker's brackets
+# read as a line break bound it, and a sentence's end).
+_PAIRED_SHAPES = bytes(
+    ord("0") if 48 <= c <= 57 else ord("a") if 65 <= c <= 90 or 97 <= c <= 122 or c == 95
+    else ord(" ") if c in b" \t`*\"'()" else ord("\n") if c in b",;[]" else c for c in range(256))
+_PAIRED_LEADS = (b"0 a", b"a 0", b"0  a", b"a  0", b"a /", b"a  /", b"0: a", b"0:  a", b"a a0", b"a  a0")
+_PAIRED_MAX_HITS = 64
+
+
+def _paired_hinted(datas: list[bytes]) -> set[int]:
+    """The blocks (by their index in ``datas``)
+    where a token holding a digit stands next to a word, or a route after one, in a clause that
+    holds an exact value: only these can pair a value with anything. Past _PAIRED_MAX_HITS hits
+    each block with one is read."""
+    data = datas[0] if len(datas) == 1 else b"\n".join(datas)
+    shape = data.translate(_PAIRED_SHAPES)
+    hits: list[int] = []
+    for lead in _PAIRED_LEADS:
+        i = shape.find(lead)
+        while i >= 0:
+            hits.append(i)
+            i = shape.find(lead, i + 1) if len(hits) <= _PAIRED_MAX_HITS else -1
+    if not hits:
+        return set()
+    # (each block's offset in the blocks joined)
+    starts = [start + o for o, start in enumerate(itertools.accumulate(map(len, datas[:-1]), initial=0))]
+    if len(hits) > _PAIRED_MAX_HITS:
+        return {bisect.bisect_right(starts, i) - 1 for i in hits}
+    hinted: set[int] = set()
+    for i in hits:
+        o = bisect.bisect_right(starts, i) - 1
+        if o in hinted:
+            continue
+        lo = i - 160 if i > 160 else 0
+        lo = shape.rfind(b"\n", lo, i) + 1 or lo
+        hi = shape.find(b"\n", i + 2, i + 160)
+        if _PAIRED_VALUE.search(data, lo, hi if hi >= 0 else i + 160):
+            hinted.add(o)
+    return hinted
 
 
 def _paired_token(token: bytes) -> bytes | None:
@@ -14497,10 +14550,11 @@ def _paired_index(data: bytes) -> _PairedIndex:
 
 def _paired_clauses(data: bytes) -> list[tuple[int, int, list[tuple[int, int, bytes, int]]]]:
     """The clauses of a summary that hold an exact value, each as (start, end, its values as
-    (start, end, value, kind)). A clause ends at a line break or a sentence's end, and at a comma
-    or a conjunction when both sides hold a value and the words after it do not start with one
-    ("commits a1b2c3d and 9f8e7d6 touch retry.py" is one clause: the values are joined) or the
-    words before it hold one and more after it ("a1b2c3d fixed the retry loop and 9f8e7d6 ...")."""
+    (start, end, value, kind)). A clause ends at a line break and a sentence's end; at a comma
+    (a list's item: "Key values: `job=29b5…`, `1328ms`" lists what a source writes, on any of
+    its lines); and at a conjunction with a value on both sides ("Deploy started <t2> and
+    finished <t1>"); but not between two values joined ("commits a1b2c3d and 9f8e7d6 touch the
+    retry loop", "E501, F401": the words after them are both's)."""
     values = [(m.start(), m.end(), m[0], m.lastindex or 0) for m in _PAIRED_VALUE.finditer(data)]
     if not values:
         return []
@@ -14519,22 +14573,30 @@ def _paired_clauses(data: bytes) -> list[tuple[int, int, list[tuple[int, int, by
             v += 1
         if not held:
             continue
-        if len(held) == 1:
-            clauses.append((s, e, held))
-            continue
-        start, first, p = s, 0, 0
-        for j in _PAIRED_JOIN.finditer(data, held[0][1], held[-1][0]):
+        # the pieces between joins, each with its values, and whether its join to the next is a comma
+        pieces: list[tuple[int, int, list[tuple[int, int, bytes, int]], bool]] = []
+        start, p = s, 0
+        for j in _PAIRED_JOIN.finditer(data, s, min(e, len(data))):
+            if p < len(held) and held[p][0] < j.start() < held[p][1]:
+                continue  # (inside a value)
+            first = p
             while p < len(held) and held[p][1] <= j.start():
                 p += 1
-            if p == first or p == len(held) or held[p][0] < j.end():
-                continue  # (no value on one side, or the join inside one)
-            ends_with_value = not data[held[p - 1][1]:j.start()].strip(b" \t)]`'\"*_")
-            starts_with_value = not data[j.end():held[p][0]].strip(b" \t([`'\"*_")
-            if starts_with_value and ends_with_value:
-                continue  # (values joined: "a1b2c3d and 9f8e7d6", "E501, F401")
-            clauses.append((start, j.start(), held[first:p]))
-            start, first = j.end(), p
-        clauses.append((start, e, held[first:]))
+            pieces.append((start, j.start(), held[first:p], data[j.start()] == 44))
+            start = j.end()
+        pieces.append((start, e, held[p:], False))
+        merged: list[list[Any]] = []
+        for n, (ps, pe, pv, comma) in enumerate(pieces):
+            if merged:
+                last = merged[-1]
+                joined = bool(last[2]) and bool(pv) and not data[last[2][-1][1]:last[3]].strip(
+                    b" \t)]`'\"*_") and not data[ps:pv[0][0]].strip(b" \t([`'\"*_")
+                if joined or (not last[4] and not (last[2] and pv)):
+                    last[1], last[3], last[4] = pe, pe, comma
+                    last[2] = [*last[2], *pv]
+                    continue
+            merged.append([ps, pe, list(pv), pe, comma])
+        clauses.extend((ps, pe, pv) for ps, pe, pv, _, _ in merged if pv)
     return clauses
 
 
