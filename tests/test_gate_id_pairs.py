@@ -28,6 +28,7 @@ DEPLOY = ("2024-03-05T14:02:11+01:00 deploy started (pid 48213)\n"
           "2024-03-05T14:09:47+01:00 deploy finished: status=ok duration=456s\n")
 U1, U2 = "3f2b1c9e-8a7d-4e6f-9b0a-1c2d3e4f5a6b", "7c8d9e0f-1a2b-4c3d-8e5f-6a7b8c9d0e1f"
 T1, T2 = "2024-03-05T14:02:11+01:00", "2024-03-05T14:09:47+01:00"
+TOOK = f"09:33:31 WARN job={U1} took 1902ms\n09:34:25 DEBUG job={U2} took 1328ms\n"
 
 # (source, the lie, the value refused, the partner named, its honest twin)
 PAIRS = [
@@ -50,6 +51,7 @@ PAIRS = [
     (JOBS, f"Job {U1} succeeded; job {U2} failed.", U1, "succeeded", f"Job {U1} failed; job {U2} succeeded."),
     (JOBS, f"job {U1} status=succeeded", U1, "succeeded", f"job {U1} status=failed"),
     (DEPLOY, f"Deploy started {T2} and finished {T1}.", T2, "started", f"Deploy started {T1} and finished {T2}."),
+    (TOOK, f"Job {U1} took 1328ms.", U1, "1328ms", f"Job {U1} took 1902ms."),
 ]
 
 
@@ -80,6 +82,10 @@ def test_an_identifier_paired_with_another_lines_partner_is_refused_and_its_twin
     (JOBS, f"A job failed ({U1}) and another succeeded ({U2})."),
     (DEPLOY, f"Deploy ran from {T1} to {T2} (456s)."),
     (FLAKE8, "flake8 reports E501 and F401 in server.py:17 and client.py:88."),
+    # (a list's items, each a value the source writes, on any of its lines: the session
+    # benchmark's summaries; a lead-in labels the list, not its first item)
+    (TOOK, f"Key values: `job={U2}`, `1902ms` [src:tool:c1]."),
+    (GIT, "It records: `9f8e7d6`, `a1b2c3d` [src:tool:c1]."),
 ])
 def test_a_clause_naming_both_lines_or_its_own_partners_is_accepted(source, honest):
     assert_accepted(_summarize(source, honest))

@@ -5594,7 +5594,7 @@ class _Check:
                 tokens = list(dict.fromkeys(t for _, t in found))  # (in the clause's order: the first partner named)
                 if not tokens:
                     continue
-                written = {t: _PAIRED_TOKEN.match(data, s)[0] for s, t in reversed(found)}
+                written = {t: _PAIRED_TOKEN.match(data, s)[0].rstrip(b".") for s, t in reversed(found)}
                 clause_values = {v for v, _ in known}
                 refused = False
                 for value, kind in known:
@@ -14565,7 +14565,7 @@ def _paired_clauses(data: bytes) -> list[tuple[int, int, list[tuple[int, int, by
     cuts.append(len(data) + 1)
     clauses: list[tuple[int, int, list[tuple[int, int, bytes, int]]]] = []
     v = 0
-    for s, e in zip(cuts, cuts[1:]):
+    for s, e in itertools.pairwise(cuts):
         held = []
         while v < len(values) and values[v][0] < e:
             if values[v][0] >= s:
@@ -14586,7 +14586,7 @@ def _paired_clauses(data: bytes) -> list[tuple[int, int, list[tuple[int, int, by
             start = j.end()
         pieces.append((start, e, held[p:], False))
         merged: list[list[Any]] = []
-        for n, (ps, pe, pv, comma) in enumerate(pieces):
+        for ps, pe, pv, comma in pieces:
             if merged:
                 last = merged[-1]
                 joined = bool(last[2]) and bool(pv) and not data[last[2][-1][1]:last[3]].strip(
