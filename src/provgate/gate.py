@@ -87,7 +87,8 @@ from provgate._matching_py import _words_closed_at
 from provgate._quotations import asked_quotations, asks_outside_code_spans
 from provgate._scanner import fold_digits, span_values
 from provgate._scanner_py import _tilde_underline, normalize_value
-from provgate._search import aside_leads, marks_held, unit_leads, version_word_leads
+from provgate._search import aside_leads, marks_held, paired_leads, unit_leads, version_word_leads
+from provgate._search_py import PAIRED_SHAPES as _PAIRED_SHAPES
 from provgate._search_py import (
     UNIT_DASH_CODEPOINTS,
     UNIT_GAP_RUN,
@@ -14415,48 +14416,38 @@ _PAIRED_KV_CLASS, _PAIRED_VALUE_CLASS, _PAIRED_WORD_CLASS = 0, 1, 2
 _PAIRED_MAX_LINES = 32
 _PAIRED_MAX_VALUES = 4
 _PAIRED_CLASS_NAMES = ("key's value", "value", "word")
-# The lead, one translation and a few substring searches of the blocks joined (a regex pass of the
-# values costs ~100x one search): digits read as 0, letters as a, blanks, quotes, backticks and
-# brackets as a blank, so a token holding a digit next to a word ("9f8e7d6 fixed", "started
-# 2024-…", "#1240 is", "PROJ-12 (SSO", "after 3ms", "9f8e7d6: fix"), or a route after a word
-# ("GET /api/users"), is found; each hit is then asked whether its clause holds a value
-# (a list's "`44 replicas`" holds none; a comma, a semicolon and a citation marker's brackets
-# read as a line break bound it, and a sentence's end).
-_PAIRED_SHAPES = bytes(
-    ord("0") if 48 <= c <= 57 else ord("a") if 65 <= c <= 90 or 97 <= c <= 122 or c == 95
-    else ord(" ") if c in b" \t`*\"'()" else ord("\n") if c in b",;[]" else c for c in range(256))
-_PAIRED_LEADS = (b"0 a", b"a 0", b"0  a", b"a  0", b"a /", b"a  /", b"0: a", b"0:  a", b"a a0", b"a  a0")
+# The lead, one native pass of the blocks joined (:func:`provgate._search.paired_leads`; a regex
+# pass of the values costs ~100x, ten substring searches of a translation ~20x): a token holding a
+# digit next to a word ("9f8e7d6 fixed", "started 2024-…", "#1240 is", "PROJ-12 (SSO", "after
+# 3ms", "9f8e7d6: fix"), or a route after a word ("GET /api/users"); each hit is then asked
+# whether its clause holds a value (a list's "`44 replicas`" holds none; a comma, a semicolon
+# and a citation marker's brackets bound it, read as a line break in the same shapes).
 _PAIRED_MAX_HITS = 64
 
 
 def _paired_hinted(datas: list[bytes]) -> set[int]:
-    """The blocks (by their index in ``datas``)
-    where a token holding a digit stands next to a word, or a route after one, in a clause that
-    holds an exact value: only these can pair a value with anything. Past _PAIRED_MAX_HITS hits
-    each block with one is read."""
+    """The blocks (by their index in ``datas``) where a token holding a digit stands next to a
+    word, or a route after one, in a clause that holds an exact value: only these can pair a
+    value with anything. Past _PAIRED_MAX_HITS hits every block with one is read."""
     data = datas[0] if len(datas) == 1 else b"\n".join(datas)
-    shape = data.translate(_PAIRED_SHAPES)
-    hits: list[int] = []
-    for lead in _PAIRED_LEADS:
-        i = shape.find(lead)
-        while i >= 0:
-            hits.append(i)
-            i = shape.find(lead, i + 1) if len(hits) <= _PAIRED_MAX_HITS else -1
-    if not hits:
+    found = paired_leads(data)
+    if not found.size:
         return set()
+    hits: list[int] = found[:_PAIRED_MAX_HITS + 1].tolist()
     # (each block's offset in the blocks joined)
     starts = [start + o for o, start in enumerate(itertools.accumulate(map(len, datas[:-1]), initial=0))]
     if len(hits) > _PAIRED_MAX_HITS:
-        return {bisect.bisect_right(starts, i) - 1 for i in hits}
+        return set((np.searchsorted(starts, found, side="right") - 1).tolist())
     hinted: set[int] = set()
     for i in hits:
         o = bisect.bisect_right(starts, i) - 1
         if o in hinted:
             continue
         lo = i - 160 if i > 160 else 0
-        lo = shape.rfind(b"\n", lo, i) + 1 or lo
-        hi = shape.find(b"\n", i + 2, i + 160)
-        if _PAIRED_VALUE.search(data, lo, hi if hi >= 0 else i + 160):
+        shape = data[lo:i + 160].translate(_PAIRED_SHAPES)  # (the hit's neighbourhood only)
+        start = shape.rfind(b"\n", 0, i - lo) + 1
+        end = shape.find(b"\n", i - lo + 2)
+        if _PAIRED_VALUE.search(data, lo + start, lo + end if end >= 0 else i + 160):
             hinted.add(o)
     return hinted
 
