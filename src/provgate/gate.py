@@ -87,9 +87,15 @@ from provgate._matching_py import _words_closed_at
 from provgate._quotations import asked_quotations, asks_outside_code_spans
 from provgate._scanner import fold_digits, span_values
 from provgate._scanner_py import _tilde_underline, normalize_value
-from provgate._search import aside_leads, marks_held, paired_leads, unit_leads, version_word_leads
-from provgate._search_py import PAIRED_SHAPES as _PAIRED_SHAPES
+from provgate._search import (
+    aside_leads,
+    marks_held,
+    paired_leads,
+    unit_leads,
+    version_word_leads,
+)
 from provgate._search_py import (
+    PAIRED_SHAPES,
     UNIT_DASH_CODEPOINTS,
     UNIT_GAP_RUN,
     UNIT_LOWER_CASE_ONLY,
@@ -14444,7 +14450,7 @@ def _paired_hinted(datas: list[bytes]) -> set[int]:
         if o in hinted:
             continue
         lo = i - 160 if i > 160 else 0
-        shape = data[lo:i + 160].translate(_PAIRED_SHAPES)  # (the hit's neighbourhood only)
+        shape = data[lo:i + 160].translate(PAIRED_SHAPES)  # (the hit's neighbourhood only)
         start = shape.rfind(b"\n", 0, i - lo) + 1
         end = shape.find(b"\n", i - lo + 2)
         if _PAIRED_VALUE.search(data, lo + start, lo + end if end >= 0 else i + 160):
