@@ -14458,11 +14458,15 @@ def _paired_hinted(datas: list[bytes]) -> set[int]:
     return hinted
 
 
+_PAIRED_DIGIT = re.compile(rb"[0-9]")
+
+
+@functools.lru_cache(maxsize=1 << 14)  # (a text's words repeat: each read once)
 def _paired_token(token: bytes) -> bytes | None:
     """A token as compared: a word by its first four letters once a suffix is cut ("fixed" is
     "Fix", "retries" "retry", "imported" "import"), a token holding a digit as written; a
     function word, a one-byte token or a two-letter word none."""
-    if token[:1].isdigit() or any(48 <= c <= 57 for c in token):
+    if _PAIRED_DIGIT.search(token):
         token = token.rstrip(b".")
         return token if len(token) >= 2 else None
     word = token.lower().rstrip(b"'")
@@ -14538,8 +14542,7 @@ def _paired_index(data: bytes) -> _PairedIndex:
     for line, (s, e) in line_spans.items():
         kv = {t for m in _PAIRED_KV.finditer(data, s, e) if (t := _paired_token(m[1])) is not None}
         for _, t in _paired_tokens(data, s, e, blanks[line]):
-            cls = _PAIRED_KV_CLASS if t in kv else _PAIRED_VALUE_CLASS if t[:1].isdigit() or any(
-                48 <= c <= 57 for c in t) else _PAIRED_WORD_CLASS
+            cls = _PAIRED_KV_CLASS if t in kv else _PAIRED_VALUE_CLASS if _PAIRED_DIGIT.search(t) else _PAIRED_WORD_CLASS
             token_lines[cls].setdefault(t, set()).add(line)
             any_lines.setdefault(t, set()).add(line)
     return _PairedIndex(value_lines, kind_lines, line_values, line_spans, token_lines, any_lines)
