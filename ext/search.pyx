@@ -1338,6 +1338,53 @@ cdef offset_t version_word_leads_into(const byte_t* s, offset_t n, offset_t* out
     return k
 
 
+# paired_leads' shapes (_search_py.PAIRED_SHAPES): 0 a digit, a a letter or _, a blank the bytes
+# between a value and its word, a line break a clause's end, any other byte itself
+cdef byte_t PAIRED_SHAPE[256]
+for _c in range(256):
+    PAIRED_SHAPE[_c] = (0x30 if 0x30 <= _c <= 0x39 else 0x61 if (0x41 <= _c <= 0x5A or 0x61 <= _c <= 0x7A or _c == 0x5F)
+                        else 0x20 if _c in b" \t`*\"'()" else 0x0A if _c in b",;[]" else _c)
+
+
+cdef offset_t paired_leads_into(const byte_t* s, offset_t n, offset_t* out, offset_t room) noexcept nogil:
+    """Write the first ``room`` offsets of paired_leads into ``out``; return how many there are.
+    One pass, each byte's shape read from a table; a digit or a letter with no blank after it
+    (most of a text) is no lead."""
+    cdef offset_t i, j, k = 0
+    cdef byte_t a, b, c, d, e
+    for i in range(n - 2):
+        a = PAIRED_SHAPE[s[i]]
+        if a != 0x30 and a != 0x61:
+            continue
+        b = PAIRED_SHAPE[s[i + 1]]
+        if b != 0x20 and not (a == 0x30 and b == 0x3A):
+            continue
+        c = PAIRED_SHAPE[s[i + 2]]
+        d = PAIRED_SHAPE[s[i + 3]] if i + 3 < n else 0
+        e = PAIRED_SHAPE[s[i + 4]] if i + 4 < n else 0
+        if a == 0x30:
+            if not ((b == 0x20 and c == 0x61) or (b == 0x20 and c == 0x20 and d == 0x61)
+                    or (b == 0x3A and c == 0x20 and d == 0x61) or (b == 0x3A and c == 0x20 and d == 0x20 and e == 0x61)):
+                continue
+            # (the digits must follow a letter, _ or one of -#:+/. : digits alone are a count)
+            j = i
+            while j >= 0 and 0x30 <= s[j] <= 0x39:
+                j -= 1
+            if j < 0 or not (PAIRED_SHAPE[s[j]] == 0x61 or s[j] == 0x2D or s[j] == 0x23 or s[j] == 0x3A
+                             or s[j] == 0x2B or s[j] == 0x2F or s[j] == 0x2E):
+                continue
+        elif not ((c == 0x30) or (c == 0x20 and d == 0x30) or (c == 0x2F) or (c == 0x20 and d == 0x2F)
+                  or (c == 0x61 and d == 0x30) or (c == 0x20 and d == 0x61 and e == 0x30)):
+            continue
+        if k < room:
+            out[k] = i
+        k += 1
+    return k
+
+
+def paired_leads(data):
+    return leads_of(data, paired_leads_into)
+
 def version_word_leads(data):
     return leads_of(data, version_word_leads_into)
 

@@ -799,3 +799,34 @@ def test_version_word_leads_past_the_stack_buffer(impl):
     # (more leads than the native pass holds on its stack: the text is read twice)
     data = b"tag 1 " * 1000
     assert impl.version_word_leads(data).tolist() == list(range(0, 6000, 6))
+
+
+# ---- paired_leads: a token holding a digit next to a word (red team 138, F02) -------------------
+
+@pytest.mark.parametrize("data, expected", [
+    (b"Commit 9f8e7d6 fixed", [5, 13]), (b"`9f8e7d6` fixed", [7]), (b"PROJ-12 (SSO", [6]), (b"#1240 is", [4]),
+    (b"9f8e7d6: fix", [6]), (b"9f8e7d6:  fix", [6]), (b"GET /api/users", [2]), (b"GET  /api", [2]),
+    (b"after 3ms", [4]), (b"after  3ms", [4]), (b"Job a1b2", [2]), (b"Job  a1b2", [2]),
+    (b"`44`, `replicas`", []), (b"x [src:a1] y", []), (b"a; 0", []), (b"", []), (b"a ", []), (b"a0 a", [1]),
+    # (digits alone before a word are a count, no value: a list's "`44 replicas`"; glued ones are)
+    (b"0 a", []), (b"`44 replicas`", []), (b"+01:00 and", [5]), (b"x.12 a", [3]), (b"x 12 a", [0]),
+])
+def test_paired_leads(impl, data, expected):
+    found = impl.paired_leads(data)
+    assert found.dtype == np.int64 and found.tolist() == expected
+
+
+def test_paired_leads_refuses_what_is_not_bytes(impl):
+    for bad in ("a 0", bytearray(b"a 0"), None):
+        with pytest.raises(TypeError, match="data must be bytes"):
+            impl.paired_leads(bad)
+
+
+@_only_with_native
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([b"0", b"9", b"a", b"Z", b"_", b" ", b"\t", b"`", b"*", b'"', b"'", b"(", b")",
+                                 b":", b"/", b",", b";", b"[", b"]", b"\n", b"-", b"#", b".", b"\xe2"]),
+                max_size=40))
+def test_native_paired_leads_equal_the_reference(parts):
+    data = b"".join(parts)
+    assert _load("native").paired_leads(data).tolist() == _load("reference").paired_leads(data).tolist()

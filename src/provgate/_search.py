@@ -14,6 +14,7 @@ marks_held = _impl.marks_held
 normalize_whitespace = _impl.normalize_whitespace
 unit_leads = _impl.unit_leads
 aside_leads = _impl.aside_leads
+paired_leads = _impl.paired_leads
 version_word_leads = _impl.version_word_leads
 WHITESPACE = _impl.WHITESPACE
 WHITESPACE_CODEPOINTS = _impl.WHITESPACE_CODEPOINTS
@@ -30,6 +31,7 @@ __all__ = [
     "longest_prefix",
     "marks_held",
     "normalize_whitespace",
+    "paired_leads",
     "unit_leads",
     "version_word_leads",
     "whitespace_spans",

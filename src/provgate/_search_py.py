@@ -316,6 +316,44 @@ def version_word_leads(data: bytes) -> np.ndarray:
     return np.array([m.start() for m in _VERSION_WORD_LEAD.finditer(data)], dtype=np.int64)
 
 
+# The shapes paired_leads reads a text in (red team 138, F02: where a summary may pair an exact
+# value with a word): an ASCII digit is 0; an ASCII letter or _ is a; a blank, a tab, a backtick,
+# *, a quote or a parenthesis is a blank (they stand between a value and its word: "`9f8e7d6`
+# fixed", "PROJ-12 (SSO"); a comma, a semicolon and a square bracket end a clause (a line break);
+# any other byte is itself (":" and "/" are read)
+PAIRED_SHAPES = bytes(
+    ord("0") if 48 <= c <= 57 else ord("a") if 65 <= c <= 90 or 97 <= c <= 122 or c == 95
+    else ord(" ") if c in b" \t`*\"'()" else ord("\n") if c in b",;[]" else c for c in range(256))
+# a token holding a digit next to a word, either way round, past a ":" after it; a route after a word
+PAIRED_LEAD_SHAPES = (b"0 a", b"a 0", b"0  a", b"a  0", b"a /", b"a  /", b"0: a", b"0:  a", b"a a0", b"a  a0")
+
+
+def paired_leads(data: bytes) -> np.ndarray:
+    """Every offset where one of :data:`PAIRED_LEAD_SHAPES` begins in ``data`` read in
+    :data:`PAIRED_SHAPES` (one that starts with a digit, only where the digits follow a letter,
+    ``_`` or one of ``-#:+/.``), in order, as an int64 array: the places a summary may pair an
+    exact value with a word or a figure (the gate asks each one's clause for a value)."""
+    if type(data) is not bytes:
+        raise TypeError(f"data must be bytes, not {type(data).__name__}")
+    shape = data.translate(PAIRED_SHAPES)
+    found: set[int] = set()
+    for lead in PAIRED_LEAD_SHAPES:
+        i = shape.find(lead)
+        while i >= 0:
+            if lead[0] != 48 or _digits_glued(data, i):
+                found.add(i)
+            i = shape.find(lead, i + 1)
+    return np.array(sorted(found), dtype=np.int64)
+
+
+def _digits_glued(data: bytes, i: int) -> bool:
+    """Whether the digits that end at ``i`` follow a letter, ``_`` or one of ``-#:+/.`` (a value
+    ending in digits: ``9f8e7d6``, ``#1240``, ``PROJ-12``, ``+01:00``); a token of digits only is
+    a count, no value (a list's "`44 replicas`")."""
+    while i >= 0 and 48 <= data[i] <= 57:
+        i -= 1
+    return i >= 0 and PAIRED_SHAPES[data[i]] == 97 or i >= 0 and data[i] in b"-#:+/."
+
 def marks_held(data: bytes, marks: tuple[bytes, ...]) -> list[bool]:
     """For each of ``marks`` (a tuple of non-empty bytes), does it occur in ``data``? The
     gate asks a few marks (the opening quotation marks, the no-break spaces) of every text it
@@ -438,6 +476,7 @@ __all__ = [
     "find_whitespace",
     "longest_prefix",
     "normalize_whitespace",
+    "paired_leads",
     "unit_leads",
     "version_word_leads",
     "whitespace_spans",

@@ -88,8 +88,15 @@ from provgate._matching_py import _words_closed_at
 from provgate._quotations import asked_quotations, asks_outside_code_spans
 from provgate._scanner import fold_digits, span_values
 from provgate._scanner_py import _tilde_underline, normalize_value
-from provgate._search import aside_leads, marks_held, unit_leads, version_word_leads
+from provgate._search import (
+    aside_leads,
+    marks_held,
+    paired_leads,
+    unit_leads,
+    version_word_leads,
+)
 from provgate._search_py import (
+    PAIRED_SHAPES,
     UNIT_DASH_CODEPOINTS,
     UNIT_GAP_RUN,
     UNIT_LOWER_CASE_ONLY,
@@ -3787,6 +3794,7 @@ class _Check:
                 self._timed("I1", self._check_found_claims_of_denied_quotes)
                 self._timed("I1", self._check_units_grounded)
                 self._timed("I1", self._check_dates_times_said)
+                self._timed("I1", self._check_identifiers_repaired)
                 self._timed("I1", self._check_pins_in_context)
                 self._timed("I1", self._check_versions_said)
                 self._timed("I1", self._check_versions_owned)
@@ -5621,6 +5629,85 @@ class _Check:
                              f"{handles[:MAX_SEARCHED_NAMED]} writes (in any spelling): a {kind} is grounded whole, "
                              "not by its numbers", block=block.id, value=text,
                              evidence={"span": [start, end], "text": text, "kind": kind})
+
+    def _check_identifiers_repaired(self) -> None:
+        """A derived block's exact value (a git digest, a UUID, ``#1234``, ``PROJ-12``, ``E501``,
+        an ISO timestamp, a route ``/api/users``) keeps the partners its source's line gives it:
+        each value was grounded somewhere, so a summary swapping two commits' messages, two
+        routes' statuses or latencies, two jobs' statuses or two issues' titles was accepted
+        (red team 138, F02). Refused where a clause pairs the value with a partner (a key's
+        value, a token holding a digit, a word) its source writes only on another line holding a
+        value of its kind, one the clause does not name, and with none of that class from its
+        own line (:func:`_paired_elsewhere`): a clause naming both lines, or one of a value's
+        own partners, is left be. One search of the blocks' texts for a value first."""
+        post_blocks = self.post.blocks
+        asked = [j for j in sorted(set(self.changed + self.restated)) if post_blocks[j].derived]
+        if not asked:
+            return
+        datas = [self.post_facts[j].table.data for j in asked]
+        hinted = _paired_hinted(datas)
+        if not hinted:
+            return
+        gate = self.gate
+        for o in sorted(hinted):
+            j, data = asked[o], datas[o]
+            clauses = _paired_clauses(data)
+            if not clauses:
+                continue
+            block = post_blocks[j]
+            handles = list(dict.fromkeys(block.provenance + self.cited(j)))
+            sources = [(h, x.table.data) for h in handles if (x := gate.source_facts(h)) is not None]
+            if not sources:
+                continue
+            indexes: list[tuple[str, bytes, _PairedIndex]] = []
+            markers = [(m.start(), m.end()) for m in _PAIRED_MARKER.finditer(data)] if b"[src:" in data else []
+            for start, end, held in clauses:
+                if len(held) > _PAIRED_MAX_VALUES:
+                    continue
+                known = [(v, kind) for _, _, v, kind in held]
+                if not indexes:
+                    indexes = [(h, d, _paired_index(d)) for h, d in sources]
+                if not any(v in ix.value_lines for v, _ in known for _, _, ix in indexes):
+                    continue
+                blank = sorted([*markers, *((s, e) for s, e, _, _ in held)])
+                found = _paired_tokens(data, start, end, blank)
+                if (colon := max(data.rfind(b": ", start, held[0][0]), data.rfind(b":\t", start, held[0][0]))) >= 0:
+                    # (a lead-in before the clause's first value labels a list, not its first item:
+                    # "Key values: `3f5b78c931`, …", "It records: …")
+                    found = [x for x in found if x[0] > colon]
+                if found and found[0][0] < held[0][0] and not data[start:found[0][0]].strip(
+                        b" \t-*>([`") and not data[_PAIRED_TOKEN.match(data, found[0][0]).end():held[0][0]].strip(
+                        b" \t:([`"):
+                    found = found[1:]  # (a label before the value, the clause's first word: "Commit 9f8e7d6")
+                tokens = list(dict.fromkeys(t for _, t in found))  # (in the clause's order: the first partner named)
+                if not tokens:
+                    continue
+                written = {t: _PAIRED_TOKEN.match(data, s)[0].rstrip(b".") for s, t in reversed(found)}
+                clause_values = {v for v, _ in known}
+                refused = False
+                for value, kind in known:
+                    for h, d, ix in indexes:
+                        hit = _paired_elsewhere(ix, value, kind, clause_values, tokens)
+                        if hit is None:
+                            continue
+                        cls, partner, own, other = hit
+                        own_line = d[own:ix.line_spans[own][1]].decode("utf-8", "replace")
+                        other_line = d[other:ix.line_spans[other][1]].decode("utf-8", "replace")
+                        said = written[partner].decode("utf-8", "replace")
+                        text = value.decode("utf-8", "replace")
+                        self.violate("I1", f"block {block.id!r} pairs {text!r} with the {_PAIRED_CLASS_NAMES[cls]} "
+                                     f"{said!r}, which its source {h!r} writes on another line ({other_line[:120]!r}) "
+                                     f"and not on {text!r}'s ({own_line[:120]!r}): a summary keeps an identifier "
+                                     "with its own line's partners", block=block.id, value=text,
+                                     evidence={"span": [start, end], "text": text, "partner": said,
+                                               "source": h, "own_line": own_line[:200],
+                                               "other_line": other_line[:200], "change": "identifier_repaired"})
+                        refused = True
+                        break
+                    if refused:
+                        break
+                if refused:
+                    break
 
     def _check_units_grounded(self) -> None:
         """A new or changed block's figure with a unit after it (``30 minutes``) keeps the unit
@@ -14618,6 +14705,258 @@ def _stated_written(kind: str, value: Any, written: list[tuple[frozenset[Any], .
         hour, minute, second, _ = value
         return any((hour, minute, second) in w[2] for w in written)
     return any(value in w[3] for w in written)
+
+
+# -- identifiers re-paired in a summary (red team 138, F02) ------------------------------------
+# The exact values a coding agent carries across a compaction, each the name of one line of its
+# source: a UUID, an ISO timestamp, a git digest (hex with a digit and a letter), an issue
+# (#1234) or a ticket key (PROJ-12), a lint code (E501), a route or absolute path (/api/users).
+# Each alternative is one group, so a match's kind is its group's number.
+_PAIRED_VALUE = re.compile(
+    rb"(?<![\w/#.:@-])(?:"
+    rb"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})"
+    rb"|([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?)"
+    rb"|((?=[0-9a-f]{0,39}[a-f])(?=[0-9a-f]{0,39}[0-9])[0-9a-f]{7,40})"
+    rb"|(#[0-9]{1,7})"
+    rb"|([A-Z][A-Z0-9]{1,9}-[0-9]{1,7})"
+    rb"|([A-Z]{1,3}[0-9]{3,4})"
+    rb"|(/[A-Za-z0-9_.{}~-]+(?:/[A-Za-z0-9_.{}~-]+)*+/?)"
+    rb")(?![\w/-])")
+# (a citation marker is the summary's, not a partner of anything)
+_PAIRED_MARKER = re.compile(rb"\[src:[^\x00-\x20\x7f\[\]]{1,256}\]")
+# a word, a token holding a digit (a count, a status, a latency: 404, 120ms, 0.84s), and a
+# key's value (status=failed, "(status: Open)"), the three classes a value's partner may be
+_PAIRED_TOKEN = re.compile(rb"[A-Za-z0-9_.]*[0-9][A-Za-z0-9_.]*|[A-Za-z][A-Za-z']*")
+# (a key before ":" in lower case only: "(status: Open)", not "KeyError: account 2a797be2")
+_PAIRED_KV = re.compile(rb"(?:[A-Za-z_][\w.-]*[ \t]*=|[a-z_][a-z0-9_.-]*:[ \t])[ \t]*['\"]?([A-Za-z0-9_.+-]+)")
+# a clause ends at a line break and a sentence's or a clause's end; a comma or a conjunction
+# joining two clauses that each hold a value ends one too (_paired_clauses)
+_PAIRED_CLAUSE_END = re.compile(rb"\n|[.;!?](?=\s|$)")
+_PAIRED_JOIN = re.compile(rb",[ \t]+|[ \t]+(?:and|but|while|whereas|whilst)[ \t]+|[ \t]+(?:-|\xe2\x80\x93|\xe2\x80\x94)[ \t]+")
+_PAIRED_STOP = frozenset(b"""the and for are was were with from that this these those has have had not but
+its into onto than then also all any each every both which who what when where while will would should
+can could may might been being there their they them only just via per out now one two our your you
+she his her him here see""".split())
+_PAIRED_KV_CLASS, _PAIRED_VALUE_CLASS, _PAIRED_WORD_CLASS = 0, 1, 2
+# a token written on more lines than this names no line ("fix" in a long git log), nor does a value
+# written on more; a clause of more values than this is a list that pairs none (and each bound
+# keeps a clause's reading linear in its source's lines)
+_PAIRED_MAX_LINES = 32
+_PAIRED_MAX_VALUES = 4
+_PAIRED_CLASS_NAMES = ("key's value", "value", "word")
+# The lead, one native pass of the blocks joined (:func:`provgate._search.paired_leads`; a regex
+# pass of the values costs ~100x, ten substring searches of a translation ~20x): a token holding a
+# digit next to a word ("9f8e7d6 fixed", "started 2024-…", "#1240 is", "PROJ-12 (SSO", "after
+# 3ms", "9f8e7d6: fix"), or a route after a word ("GET /api/users"); each hit is then asked
+# whether its clause holds a value (a list's "`44 replicas`" holds none; a comma, a semicolon
+# and a citation marker's brackets bound it, read as a line break in the same shapes).
+_PAIRED_MAX_HITS = 64
+
+
+def _paired_hinted(datas: list[bytes]) -> set[int]:
+    """The blocks (by their index in ``datas``) where a token holding a digit stands next to a
+    word, or a route after one, in a clause that holds an exact value: only these can pair a
+    value with anything. Past _PAIRED_MAX_HITS hits every block with one is read."""
+    data = datas[0] if len(datas) == 1 else b"\n".join(datas)
+    found = paired_leads(data)
+    if not found.size:
+        return set()
+    hits: list[int] = found[:_PAIRED_MAX_HITS + 1].tolist()
+    # (each block's offset in the blocks joined)
+    starts = [start + o for o, start in enumerate(itertools.accumulate(map(len, datas[:-1]), initial=0))]
+    if len(hits) > _PAIRED_MAX_HITS:
+        return set((np.searchsorted(starts, found, side="right") - 1).tolist())
+    hinted: set[int] = set()
+    for i in hits:
+        o = bisect.bisect_right(starts, i) - 1
+        if o in hinted:
+            continue
+        lo = i - 160 if i > 160 else 0
+        shape = data[lo:i + 160].translate(PAIRED_SHAPES)  # (the hit's neighbourhood only)
+        start = shape.rfind(b"\n", 0, i - lo) + 1
+        end = shape.find(b"\n", i - lo + 2)
+        if _PAIRED_VALUE.search(data, lo + start, lo + end if end >= 0 else i + 160):
+            hinted.add(o)
+    return hinted
+
+
+_PAIRED_DIGIT = re.compile(rb"[0-9]")
+
+
+@functools.lru_cache(maxsize=1 << 14)  # (a text's words repeat: each read once)
+def _paired_token(token: bytes) -> bytes | None:
+    """A token as compared: a word by its first four letters once a suffix is cut ("fixed" is
+    "Fix", "retries" "retry", "imported" "import"), a token holding a digit as written; a
+    function word, a one-byte token or a two-letter word none."""
+    if _PAIRED_DIGIT.search(token):
+        token = token.rstrip(b".")
+        return token if len(token) >= 2 else None
+    word = token.lower().rstrip(b"'")
+    if len(word) < 3 or word in _PAIRED_STOP:
+        return None
+    for suffix in (b"ing", b"ed", b"es", b"s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    return word[:4]
+
+
+def _paired_tokens(data: bytes, start: int, end: int, blank: list[tuple[int, int]]) -> list[tuple[int, bytes]]:
+    """The compared tokens of ``data[start:end]`` with their offsets, the ``blank`` spans (the
+    values themselves, citation markers) left out."""
+    found: list[tuple[int, bytes]] = []
+    b = 0
+    for m in _PAIRED_TOKEN.finditer(data, start, end):
+        s = m.start()
+        while b < len(blank) and blank[b][1] <= s:
+            b += 1
+        if b < len(blank) and blank[b][0] < m.end():
+            continue
+        t = _paired_token(m[0])
+        if t is not None:
+            found.append((s, t))
+    return found
+
+
+class _PairedIndex(NamedTuple):
+    """A source's lines that hold an exact value: each value's lines, each kind's lines, each
+    line's values and span, and each compared token's lines by class."""
+
+    value_lines: dict[bytes, list[int]]
+    kind_lines: dict[int, set[int]]
+    line_values: dict[int, set[bytes]]
+    line_spans: dict[int, tuple[int, int]]
+    token_lines: tuple[dict[bytes, set[int]], ...]  # by class: key's value, value, word
+    any_lines: dict[bytes, set[int]]
+
+
+@functools.lru_cache(maxsize=256)
+def _paired_index(data: bytes) -> _PairedIndex:
+    """The lines of a source that hold an exact value, read once (cached by the bytes; a session's
+    summaries cite the same sources again and again): one pass of the value pattern, then the
+    tokens of the lines it found, so linear in the source."""
+    value_lines: dict[bytes, list[int]] = {}
+    kind_lines: dict[int, set[int]] = {}
+    line_values: dict[int, set[bytes]] = {}
+    line_spans: dict[int, tuple[int, int]] = {}
+    blanks: dict[int, list[tuple[int, int]]] = {}
+    line = scanned = 0
+    for m in _PAIRED_VALUE.finditer(data):
+        s = m.start()
+        # (a line is named by its start, searched for from the last value on: a line of many
+        # values is not searched back to its start for each)
+        if (nl := data.rfind(b"\n", scanned, s)) >= 0:
+            line = nl + 1
+        scanned = s
+        span = line_spans.get(line)
+        if span is None:
+            e = data.find(b"\n", s)
+            span = line_spans[line] = (line, len(data) if e < 0 else e)
+        value = m[0]
+        lines = value_lines.setdefault(value, [])
+        if not lines or lines[-1] != line:
+            lines.append(line)
+        kind_lines.setdefault(m.lastindex or 0, set()).add(line)
+        line_values.setdefault(line, set()).add(value)
+        blanks.setdefault(line, []).append((s, m.end()))
+    token_lines: tuple[dict[bytes, set[int]], ...] = ({}, {}, {})
+    any_lines: dict[bytes, set[int]] = {}
+    for line, (s, e) in line_spans.items():
+        kv = {t for m in _PAIRED_KV.finditer(data, s, e) if (t := _paired_token(m[1])) is not None}
+        for _, t in _paired_tokens(data, s, e, blanks[line]):
+            cls = _PAIRED_KV_CLASS if t in kv else _PAIRED_VALUE_CLASS if _PAIRED_DIGIT.search(t) else _PAIRED_WORD_CLASS
+            token_lines[cls].setdefault(t, set()).add(line)
+            any_lines.setdefault(t, set()).add(line)
+    return _PairedIndex(value_lines, kind_lines, line_values, line_spans, token_lines, any_lines)
+
+
+def _paired_clauses(data: bytes) -> list[tuple[int, int, list[tuple[int, int, bytes, int]]]]:
+    """The clauses of a summary that hold an exact value, each as (start, end, its values as
+    (start, end, value, kind)). A clause ends at a line break and a sentence's end; at a comma
+    (a list's item: "Key values: `job=29b5…`, `1328ms`" lists what a source writes, on any of
+    its lines); and at a conjunction with a value on both sides ("Deploy started <t2> and
+    finished <t1>"); but not between two values joined ("commits a1b2c3d and 9f8e7d6 touch the
+    retry loop", "E501, F401": the words after them are both's)."""
+    values = [(m.start(), m.end(), m[0], m.lastindex or 0) for m in _PAIRED_VALUE.finditer(data)]
+    if not values:
+        return []
+    cuts = [0]
+    for m in _PAIRED_CLAUSE_END.finditer(data):
+        if m.start() > cuts[-1]:
+            cuts.append(m.end())
+    cuts.append(len(data) + 1)
+    clauses: list[tuple[int, int, list[tuple[int, int, bytes, int]]]] = []
+    v = 0
+    for s, e in itertools.pairwise(cuts):
+        held = []
+        while v < len(values) and values[v][0] < e:
+            if values[v][0] >= s:
+                held.append(values[v])
+            v += 1
+        if not held:
+            continue
+        # the pieces between joins, each with its values, and whether its join to the next is a comma
+        pieces: list[tuple[int, int, list[tuple[int, int, bytes, int]], bool]] = []
+        start, p = s, 0
+        for j in _PAIRED_JOIN.finditer(data, s, min(e, len(data))):
+            if p < len(held) and held[p][0] < j.start() < held[p][1]:
+                continue  # (inside a value)
+            first = p
+            while p < len(held) and held[p][1] <= j.start():
+                p += 1
+            pieces.append((start, j.start(), held[first:p], data[j.start()] == 44))
+            start = j.end()
+        pieces.append((start, e, held[p:], False))
+        merged: list[list[Any]] = []
+        for ps, pe, pv, comma in pieces:
+            if merged:
+                last = merged[-1]
+                joined = bool(last[2]) and bool(pv) and not data[last[2][-1][1]:last[3]].strip(
+                    b" \t)]`'\"*_") and not data[ps:pv[0][0]].strip(b" \t([`'\"*_")
+                if joined or (not last[4] and not (last[2] and pv)):
+                    last[1], last[3], last[4] = pe, pe, comma
+                    last[2] = [*last[2], *pv]
+                    continue
+            merged.append([ps, pe, list(pv), pe, comma])
+        clauses.extend((ps, pe, pv) for ps, pe, pv, _, _ in merged if pv)
+    return clauses
+
+
+def _paired_elsewhere(index: _PairedIndex, value: bytes, kind: int, clause_values: set[bytes],
+                      tokens: list[bytes]) -> tuple[int, bytes, int, int] | None:
+    """Whether a summary clause pairs ``value`` with a partner its source writes only on another
+    line holding a value of its kind (one the clause does not name), and with no partner of that
+    class written on ``value``'s own lines and not on that other line: the (class, partner, own
+    line, other line) of the first such, or None. The classes are asked in turn: a key's value
+    (status=failed / succeeded), a token holding a digit (404 / 500, 3ms / 120ms, a file's line),
+    a word (the commit message's, the issue's title)."""
+    own = index.value_lines.get(value)
+    kind_lines = index.kind_lines.get(kind)
+    if not own or len(own) > _PAIRED_MAX_LINES or kind_lines is None or len(kind_lines) <= len(own):
+        return None  # (a value on many lines names none; no other line of its kind to take from)
+    own_lines = set(own)
+    line_values = index.line_values
+    for cls in (_PAIRED_KV_CLASS, _PAIRED_VALUE_CLASS, _PAIRED_WORD_CLASS):
+        lines_of = index.token_lines[cls]
+        foreign: list[bytes] = []
+        foreign_lines: set[int] = set()
+        for t in tokens:
+            at = lines_of.get(t)
+            if at is None or len(anywhere := index.any_lines[t]) > _PAIRED_MAX_LINES or anywhere & own_lines:
+                continue
+            # (another line of the value's kind whose own values the clause does not name)
+            taken = {line for line in at if line in kind_lines and not (line_values[line] & clause_values)}
+            if taken:
+                foreign.append(t)
+                foreign_lines |= taken
+        if not foreign:
+            continue
+        if any((at := lines_of.get(t)) is not None and len(anywhere := index.any_lines[t]) <= _PAIRED_MAX_LINES
+               and at & own_lines and not (anywhere & foreign_lines) for t in tokens):
+            continue  # (its own partner named too: a clause about both lines)
+        partner = foreign[0]
+        return cls, partner, own[0], min(line for line in lines_of[partner] & foreign_lines)
+    return None
 
 
 def _ground_dates_and_times(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
