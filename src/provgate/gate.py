@@ -5083,6 +5083,7 @@ class _Check:
                     # for the name: red team 137, F10/F02; asked last, only before a refusal)
                     # (a pair grounded wherever it stands asked once a block: a text of many
                     # "numpy, 2.1" asks the sources once)
+                    name = found.scoped(data, start, name)
                     if (name, version) in grounded:
                         continue
                     if (k, start) in loose and not found.bound_version(version):
@@ -12434,6 +12435,41 @@ _PACKAGE_TABLE_HEADER = re.compile(rb"^[ \t]*+#?[ \t]*+(?i:package|name)[ \t]++(
 _PACKAGE_TABLE_DASHES = re.compile(rb"[ \t]*+-[ \t-]*+\r?\n")
 _PACKAGE_TABLE_ROW = re.compile(rb"[ \t]*+([^ \t\r\n]++)[ \t]++([^\r\n]++)\r?(?:\n|\Z)")
 _MANIFEST_NAME_WHOLE = re.compile(_MANIFEST_NAME)
+# The manifests and lockfiles of other ecosystems, and scoped names (red team 139, F10: swaps
+# between the names of each were accepted). A scoped npm name or a composer package with its
+# vendor, bound whole ("@angular/core", "laravel/framework"): its last part is as often another
+# package's name ("@types/node" is no "node")
+_MANIFEST_SLASHED_NAME = rb"(@?[A-Za-z0-9][A-Za-z0-9_.-]{0,63}/[A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*+)"
+# such a key and its quoted version (package.json's "@angular/core": "17.0.8", composer.json's
+# "laravel/framework": "^10.10")
+_MANIFEST_SLASHED_KEY_VERSION = re.compile(rb"([\"'])" + _MANIFEST_SLASHED_NAME + rb"\1[ \t]*+:[ \t]*+([\"'])"
+                                           + _MANIFEST_EXACT + rb"\3")
+# a YAML key alone on its line, opening the mapping a version key of which is its version
+# (pnpm-lock.yaml's "  lodash:" / "    specifier: ^4.17.21" / "    version: 4.17.21")
+_MANIFEST_YAML_KEY = re.compile(rb"^([ \t]*+)([\"']?)(" + _MANIFEST_SLASHED_NAME[1:-1] + rb"|" + _MANIFEST_NAME[1:-1]
+                                + rb")\2:[ \t]*+\r?\n", re.MULTILINE)
+_MANIFEST_YAML_VERSION = re.compile(rb"version:[ \t]*+([\"']?)" + _MANIFEST_EXACT + rb"\1[ \t]*+(?:[(#][^\n]*+)?\r?$")
+# a yarn.lock entry's header and its version on the line after it (v1's `lodash@^4.17.21:` /
+# `  version "4.17.21"`, berry's `"lodash@npm:^4.17.21":` / `  version: 4.17.21`)
+_YARN_LOCK_ENTRY = re.compile(rb"^\"?(" + _MANIFEST_SLASHED_NAME[1:-1] + rb"|" + _MANIFEST_NAME[1:-1]
+                              + rb")@[^\r\n]*+(?<=:)\r?\n[ \t]++version:?[ \t]++\"?([0-9]++(?:\.[0-9]++)++" + _PRE_RELEASE
+                              + rb")\"?[ \t]*+\r?$", re.MULTILINE)
+# a Gemfile.lock's spec (`    rails (7.1.2)`, a platform's `nokogiri (1.15.5-x86_64-linux)`) and
+# a Podfile.lock's (`  - Alamofire (5.8.1)`): alone on its line, no constraint ("(= 7.1.2)") in it
+_LOCKED_SPEC = re.compile(rb"^[ \t]++(?:-[ \t]++)?" + _MANIFEST_NAME + rb" \(([0-9]++(?:\.[0-9]++)++" + _PRE_RELEASE
+                          + rb")(?:-[A-Za-z0-9_.-]++)?\):?[ \t]*+\r?$", re.MULTILINE)
+# a Maven dependency's or project's artifactId and the version right after it
+_MAVEN_ARTIFACT = re.compile(rb"<artifactId>[ \t]*+" + _MANIFEST_NAME + rb"[ \t]*+</artifactId>\s*+<version>[ \t]*+"
+                             + _MANIFEST_EXACT + rb"[ \t]*+</version>")
+# a NuGet package's element (a .csproj's PackageReference, Directory.Packages.props'
+# PackageVersion, packages.config's package) and its name and version attributes, in either order
+_NUGET_ELEMENT = re.compile(rb"<(?:PackageReference|PackageVersion|package)[ \t\r\n]([^<>]{0,512})>")
+_NUGET_NAME = re.compile(rb"(?<![A-Za-z])(?:Include|Update|id)[ \t]*+=[ \t]*+\"" + _MANIFEST_NAME + rb"\"")
+_NUGET_VERSION = re.compile(rb"(?<![A-Za-z])(?i:version)[ \t]*+=[ \t]*+\"" + _MANIFEST_EXACT + rb"\"")
+# how far below a YAML key its mapping's version key is looked for, in bytes and in lines
+# (pnpm's "specifier" comes before it)
+_MANIFEST_YAML_REACH = 512
+_MANIFEST_YAML_LINES = 4
 _LISTED_VERSION = re.compile(rb"[vV]?([0-9]++(?:\.[0-9]++)++" + _PRE_RELEASE + rb")")
 
 
@@ -12870,8 +12906,74 @@ def _manifest_versions(facts: _Facts) -> set[tuple[bytes, bytes, bool, bool]]:
                     for cell in row.group(2).split():
                         if (listed := _LISTED_VERSION.fullmatch(cell)) is not None:
                             bind(row.group(1), listed.group(1))
+    _other_manifest_versions(data, bind)
     facts._manifest_versions = pairs
     return pairs
+
+
+def _other_manifest_versions(data: bytes, bind: Callable[..., None]) -> None:
+    """Bind the versions of ``data``'s scoped names, pnpm's and yarn's lockfiles, a
+    Gemfile.lock's or Podfile.lock's specs, a Maven artifact's and a NuGet package's (red team
+    139, F10), each form looked for only when a byte it needs is in the text: one pass of each."""
+    if b"/" in data and (b"\"" in data or b"'" in data):
+        for m in _MANIFEST_SLASHED_KEY_VERSION.finditer(data):
+            bind(m.group(2), m.group(4), m.group(4).count(b".") > 1 or m.group(3) != data[m.start(4) - 1:m.start(4)])
+    if b"version" in data:
+        for m in _MANIFEST_YAML_KEY.finditer(data):
+            indent = len(m.group(1))
+            at = m.end()
+            reach = min(len(data), at + _MANIFEST_YAML_REACH)
+            child: int | None = None
+            # (the mapping's first lines, all indented as its first: a nested mapping's version is
+            # its key's; a few lines only, each key's look bounded whatever the text)
+            for _ in range(_MANIFEST_YAML_LINES):
+                end = data.find(b"\n", at, reach)
+                line_end = end if end >= 0 else reach
+                body = data[at:line_end].lstrip(b" \t")
+                depth = line_end - at - len(body)
+                if not body.strip() or depth <= indent:
+                    break
+                if child is None:
+                    child = depth
+                if depth == child and (version := _MANIFEST_YAML_VERSION.match(body)) is not None:
+                    bind(m.group(3), version.group(2))
+                    break
+                if end < 0 or end + 1 >= reach:
+                    break
+                at = end + 1
+        if b"@" in data:
+            for m in _YARN_LOCK_ENTRY.finditer(data):
+                bind(m.group(1), m.group(2))
+    if b" (" in data and (b"specs:" in data or b"PODS:" in data):
+        for m in _LOCKED_SPEC.finditer(data):
+            bind(m.group(1), m.group(2))
+    if b"<artifactId>" in data:
+        for m in _MAVEN_ARTIFACT.finditer(data):
+            bind(m.group(1), m.group(2))
+    if b"Include" in data or b"<package " in data:
+        for m in _NUGET_ELEMENT.finditer(data):
+            name = _NUGET_NAME.search(m.group(1))
+            version = _NUGET_VERSION.search(m.group(1))
+            if name is not None and version is not None:
+                bind(name.group(1), version.group(1))
+
+
+def _slashed_name(data: bytes, start: int, end: int) -> bytes | None:
+    """The scoped npm name or composer package whose last part is ``data[start:end]``, after a
+    "/" ("@angular/core", "laravel/framework"), or None: no scope before the "/", or one that is
+    a path's inner segment ("github.com/angular/core")."""
+    slash = start - 1
+    at = slash
+    low = max(0, slash - 64)
+    while at > low and data[at - 1] in _NAME_CHARACTERS:
+        at -= 1
+    if at == slash:
+        return None
+    if at and data[at - 1] == 0x40:
+        at -= 1
+    if at and (data[at - 1] in _NAME_CHARACTERS or data[at - 1] in b"/@"):
+        return None
+    return data[at:end]
 
 
 # the headers of a TOML manifest's own table ("[tool.poetry]", Cargo's "[package]", PEP 621's "[project]")
@@ -13443,6 +13545,16 @@ class _AbbreviationSources:
                         at = version.find(b".", at + 1)
         return value in self._lines
 
+    def scoped(self, data: bytes, start: int, name: bytes) -> bytes:
+        """``name``, bound to the number at offset ``start`` of ``data``, with the scope or vendor
+        written before it when the sources bind that whole name ("@angular/core ^17.0",
+        "laravel/framework ^10.10": red team 139, F10), else ``name``."""
+        at = data.rfind(name, max(0, start - _NAME_BEFORE_REACH), start)
+        if at > 0 and data[at - 1] == 0x2F and (slashed := _slashed_name(data, at, at + len(name))) is not None and (
+                self.glued_name(slashed)):
+            return slashed
+        return name
+
     def glued_name(self, name: bytes) -> bool:
         """Do the sources glue ``name`` (as pip compares names) to a version?"""
         return _package_key(name) in self._glued_names()[1]
@@ -13461,6 +13573,10 @@ class _AbbreviationSources:
         for m in _NAME_WORD.finditer(data, max(line, start - _NAME_BEFORE_REACH), start):
             if (key := _package_key(m.group())) in glued:
                 owner = key
+            elif m.start() and data[m.start() - 1] == 0x2F and (
+                    slashed := _slashed_name(data, m.start(), m.end())) is not None and (
+                    key := _package_key(slashed)) in glued:
+                owner = key  # ("@angular/core 17.0.8": the scoped name, red team 139, F10)
         if owner is None and line:
             # (a version starting its line after a name ending the line above, "numpy\n1.26.2",
             # "- numpy:\n  1.26.2", or in a table's cell under a name's header: red team 136, F02)
