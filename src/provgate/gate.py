@@ -5012,9 +5012,14 @@ class _Check:
         # (the (block, offset) of each one-dot number bound by a form a score is written in too:
         # :data:`_NAME_BOUND_BEFORE_PLAIN_REVERSED`)
         loose: set[tuple[int, int]] = set()
+        # (the name bound before a number a name after it is bound to as well: asked for that one
+        # only when the sources bind none to the name before)
+        named_before: dict[tuple[int, int], bytes] = {}
         # (a list of versions paired with a list of names by "respectively" binds each to its name,
         # whatever name stands nearest: red team 137, F03; a find in C, most texts holding none)
         paired = _paired_respectively(joined) if b"espectively" in joined else None
+        if b"/" in joined or paired is not None:
+            paired = {**_paired_lists(joined), **(paired or {})}
         for m in _versions_apart(joined, joined.translate(_DIGITS_AS_ZERO), numbers):
             if _IPV4_SHAPE.fullmatch(m.group(1)) is None:
                 k = bisect_right(ends, m.start())
@@ -5044,6 +5049,14 @@ class _Check:
                 if after is not None:
                     by_block.setdefault(k, []).append((number.group(), start, after.group(1)))
                     loose.add((k, start))
+            if (number := _NUMBER_APART.match(data, start)) is not None and data.startswith(
+                    (b" for ", b" For ", b" FOR ", b" (", b"("), number.end()) and (after := _NAME_NAMED_AFTER.match(data, number.end())) is not None:
+                # ("2.1 for numpy", "2.1 (numpy)": the name after it, unless the name bound before
+                # it is one the sources bind, "pandas 2.1 for numpy users": red team 139, F07)
+                by_block.setdefault(k, []).append((number.group(), start, after.group(1) or after.group(2)))
+                loose.add((k, start))
+                if (bound := _name_bound_before(data, start)) is not None:
+                    named_before[(k, start)] = bound
             before = data[max(0, start - 4):start].rstrip(b" \t*_`\r\n")
             if before and (before[-1] not in _NAME_OR_BINDER or before[-1:] == b"=" and before[-2:] not in (b"==", b"~=")):
                 continue
@@ -5085,6 +5098,9 @@ class _Check:
                     # "numpy, 2.1" asks the sources once)
                     name = found.scoped(data, start, name)
                     if (name, version) in grounded:
+                        continue
+                    if (k, start) in named_before and name != named_before[(k, start)] and found.glued_name(
+                            named_before[(k, start)]):
                         continue
                     if (k, start) in loose and not found.bound_version(version):
                         # (a score, "Scores: numpy, 7.5", that no source writes as a version: red
@@ -12447,8 +12463,8 @@ _MANIFEST_SLASHED_KEY_VERSION = re.compile(rb"([\"'])" + _MANIFEST_SLASHED_NAME 
 # a YAML key alone on its line, opening the mapping a version key of which is its version
 # (pnpm-lock.yaml's "  lodash:" / "    specifier: ^4.17.21" / "    version: 4.17.21")
 _MANIFEST_YAML_KEY = re.compile(rb"^([ \t]*+)([\"']?)(" + _MANIFEST_SLASHED_NAME[1:-1] + rb"|" + _MANIFEST_NAME[1:-1]
-                                + rb")\2:[ \t]*+\r?\n", re.MULTILINE)
-_MANIFEST_YAML_VERSION = re.compile(rb"version:[ \t]*+([\"']?)" + _MANIFEST_EXACT + rb"\1[ \t]*+(?:[(#][^\n]*+)?\r?$")
+                                + rb")\2:[ \t]*+\r?\n(?=(?:\1[ \t]++(?!version:)[^\r\n]*+\r?\n){0,3}?\1([ \t]++)version:[ \t]*+"
+                                rb"([\"']?)" + _MANIFEST_EXACT + rb"\5[ \t]*+(?:[(#][^\n]*+)?\r?$)", re.MULTILINE)
 # a yarn.lock entry's header and its version on the line after it (v1's `lodash@^4.17.21:` /
 # `  version "4.17.21"`, berry's `"lodash@npm:^4.17.21":` / `  version: 4.17.21`)
 _YARN_LOCK_ENTRY = re.compile(rb"^\"?(" + _MANIFEST_SLASHED_NAME[1:-1] + rb"|" + _MANIFEST_NAME[1:-1]
@@ -12466,10 +12482,6 @@ _MAVEN_ARTIFACT = re.compile(rb"<artifactId>[ \t]*+" + _MANIFEST_NAME + rb"[ \t]
 _NUGET_ELEMENT = re.compile(rb"<(?:PackageReference|PackageVersion|package)[ \t\r\n]([^<>]{0,512})>")
 _NUGET_NAME = re.compile(rb"(?<![A-Za-z])(?:Include|Update|id)[ \t]*+=[ \t]*+\"" + _MANIFEST_NAME + rb"\"")
 _NUGET_VERSION = re.compile(rb"(?<![A-Za-z])(?i:version)[ \t]*+=[ \t]*+\"" + _MANIFEST_EXACT + rb"\"")
-# how far below a YAML key its mapping's version key is looked for, in bytes and in lines
-# (pnpm's "specifier" comes before it)
-_MANIFEST_YAML_REACH = 512
-_MANIFEST_YAML_LINES = 4
 _LISTED_VERSION = re.compile(rb"[vV]?([0-9]++(?:\.[0-9]++)++" + _PRE_RELEASE + rb")")
 
 
@@ -12920,27 +12932,11 @@ def _other_manifest_versions(data: bytes, bind: Callable[..., None]) -> None:
             bind(m.group(2), m.group(4), m.group(4).count(b".") > 1 or m.group(3) != data[m.start(4) - 1:m.start(4)])
     if b"version" in data:
         for m in _MANIFEST_YAML_KEY.finditer(data):
-            indent = len(m.group(1))
-            at = m.end()
-            reach = min(len(data), at + _MANIFEST_YAML_REACH)
-            child: int | None = None
-            # (the mapping's first lines, all indented as its first: a nested mapping's version is
-            # its key's; a few lines only, each key's look bounded whatever the text)
-            for _ in range(_MANIFEST_YAML_LINES):
-                end = data.find(b"\n", at, reach)
-                line_end = end if end >= 0 else reach
-                body = data[at:line_end].lstrip(b" \t")
-                depth = line_end - at - len(body)
-                if not body.strip() or depth <= indent:
-                    break
-                if child is None:
-                    child = depth
-                if depth == child and (version := _MANIFEST_YAML_VERSION.match(body)) is not None:
-                    bind(m.group(3), version.group(2))
-                    break
-                if end < 0 or end + 1 >= reach:
-                    break
-                at = end + 1
+            # (the version key indented as the mapping's first line: a nested mapping's version is
+            # its own key's; the mapping's first four lines only, matched in C whatever the text)
+            line = data[m.end():m.end() + len(m.group(1)) + len(m.group(4)) + 1]
+            if len(line) - len(line.lstrip(b" \t")) == len(m.group(1)) + len(m.group(4)):
+                bind(m.group(3), m.group(6))
         if b"@" in data:
             for m in _YARN_LOCK_ENTRY.finditer(data):
                 bind(m.group(1), m.group(2))
@@ -13059,9 +13055,19 @@ _NAME_JUST_BEFORE = re.compile(rb"(?<![0-9A-Za-z_.-])([A-Za-z][A-Za-z0-9_]*(?:[.
 # version 2.1", "numpy ver. 2.1", "numpy is pinned to 2.1", "numpy was bumped to 2.1"; red team
 # 137, F03: only "is", "at", "to" and "now" were read, so "numpy is pinned to 1.26" of
 # ``numpy==2.1`` was bound to nothing)
-_VERSION_WORDS_BOUND = (b"version", b"ver", b"release", b"rel", b"rev", b"tag", b"v", b"is", b"at", b"to", b"now",
-                        b"was", b"are", b"were", b"stays", b"remains", b"pinned", b"locked", b"held", b"set",
-                        b"upgraded", b"downgraded", b"bumped", b"updated", b"moved", b"still", b"currently")
+# A small grammar, each word optional, up to six in a row (red team 139, F07: "numpy has been
+# bumped to 2.1", "numpy was recently bumped to 2.1", "numpy is now on 2.1", "numpy will be
+# pinned to 2.1" were bound to nothing, a word of each missing from a list): the version words,
+# the auxiliaries and the adverbs that may stand before a verb, the verbs a pin is said with,
+# and the prepositions after them
+_VERSION_NOUNS = (b"version", b"ver", b"release", b"rel", b"rev", b"tag", b"v")
+_VERSION_AUXILIARIES = (b"is", b"are", b"was", b"were", b"be", b"been", b"being", b"has", b"have", b"had", b"will",
+                        b"would", b"got", b"gets", b"get")
+_VERSION_ADVERBS = (b"now", b"still", b"currently", b"recently", b"just", b"already", b"finally", b"also", b"since")
+_VERSION_VERBS = (b"stays", b"remains", b"pinned", b"locked", b"held", b"set", b"upgraded", b"downgraded", b"bumped",
+                  b"updated", b"moved", b"requires", b"required")
+_VERSION_PREPOSITIONS = (b"at", b"to", b"on")
+_VERSION_WORDS_BOUND = _VERSION_NOUNS + _VERSION_AUXILIARIES + _VERSION_ADVERBS + _VERSION_VERBS + _VERSION_PREPOSITIONS
 # (the version words the forms before red team 137's read: _NAME_BOUND_BEFORE_PLAIN_REVERSED)
 _VERSION_WORDS_PLAIN = (b"version", b"ver", b"release", b"rel", b"rev", b"tag", b"is", b"at", b"to", b"now")
 
@@ -13072,6 +13078,9 @@ def _reversed_alternatives(words: tuple[bytes, ...]) -> bytes:
     return b"|".join(w[::-1] for w in sorted(words, key=len, reverse=True))
 
 
+# the dashes and arrows a name is bound to a version with, reversed (an em and an en dash, a
+# figure dash, a horizontal bar, a minus sign, "→", "⇒": red team 139, F07 added the last four)
+_DASHES_AND_ARROWS_REVERSED = b"|".join(re.escape(c.encode()[::-1]) for c in "\u2014\u2013\u2012\u2015\u2212\u2192\u21d2")
 # the name a block binds a version to just before it (:func:`_name_bound_before`, red team 136,
 # F07/F02, red team 137, F03): blanks or markup, then a bracket, a colon, a pin's sign, a table's
 # cell border, a range's "~", "^" or "~=", a comma, a dash or an arrow, then up to five version
@@ -13086,9 +13095,9 @@ def _reversed_alternatives(words: tuple[bytes, ...]) -> bytes:
 _NAME_BOUND_BEFORE_REVERSED = re.compile(
     rb"(?:[ \t]*+\n\r?)?"
     rb"(?:(?:[ \t]*+:?[ \t]*+\.?(?i:" + _reversed_alternatives(_VERSION_WORDS_BOUND)
-    + rb")(?=[ \t*_`(:|@=\r\n])){1,5}(?:[ \t]*+\n\r?)?)?"
-    rb"[ \t*_`]*+(?:[(:|@~^,-]|==|=~|>-|\x94\x80\xe2|\x93\x80\xe2|\x92\x86\xe2)?[ \t*_`]*+(?:s'|s\x99\x80\xe2)?"
-    rb"([A-Za-z0-9_.-]++)")
+    + rb")(?=[ \t*_`(:|@=\r\n])){1,6}(?:[ \t]*+\n\r?)?)?"
+    rb"[ \t*_`]*+(?:[(:|@~^,;]|-{1,2}|==|=~|>-{1,2}|>=|" + _DASHES_AND_ARROWS_REVERSED + rb")?[ \t*_`]*+"
+    rb"(?:s?'|s?\x99\x80\xe2)?([A-Za-z0-9_.-]++)")
 # the forms above that bound a one-dot number before red team 137's (a blank, a bracket, a colon,
 # a pin's sign, a cell border, "version", "is at"): a number bound only by a later form (a comma,
 # a dash, an arrow, a "~", a possessive, "was"), by "of" or by "respectively" is as often a
@@ -13102,12 +13111,18 @@ _NAME_BOUND_BEFORE_PLAIN_REVERSED = re.compile(
 _NAME_CHARACTERS = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_.-")
 # what may stand last before a number a name is bound to, blanks and markup aside (an em or en
 # dash's and an arrow's last byte among them)
-_NAME_OR_BINDER = _NAME_CHARACTERS | frozenset(b"(:|=@~^,>\x92\x93\x94")
+_NAME_OR_BINDER = _NAME_CHARACTERS | frozenset(b"(:|=@~^,;>'\x92\x93\x94\x95\x99")
 # the name a block binds a version to just after it: "1.26 of numpy" (red team 137, F03), not a
 # possessive's "1.26 of numpy's runtime"
+_SLASHED_NAMES_PATTERN = rb"[A-Za-z][A-Za-z0-9_]*+(?:[.-][A-Za-z][A-Za-z0-9_]*+)*+"
 _NAME_BOUND_AFTER = re.compile(rb"[ \t]++of[ \t]++(?:the[ \t]++)?[*_`]*+([A-Za-z][A-Za-z0-9_]*+(?:[.-][A-Za-z][A-Za-z0-9_]*+)*+)"
                                rb"(?![A-Za-z0-9_'\x80-\xff]|[.-][A-Za-z0-9])")
 _NAME_WHOLE = re.compile(rb"[A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*")
+# the name a block binds a version to after it by "for" or in brackets: "2.1 for numpy", "2.1
+# (numpy)" (red team 139, F07)
+_NAME_NAMED_AFTER = re.compile(rb"(?:[ \t]++(?i:for)[ \t]++(?:the[ \t]++)?[*_`]*+(" + _SLASHED_NAMES_PATTERN + rb")"
+                               rb"(?![A-Za-z0-9_'\x80-\xff]|[.-][A-Za-z0-9])|[ \t]*+\([ \t]*+[*_`]*+("
+                               + _SLASHED_NAMES_PATTERN + rb")[*_`]*+[ \t]*+\))")
 
 
 # "respectively" after a list of versions (:func:`_paired_respectively`), and the lists paired by
@@ -13162,15 +13177,73 @@ def _paired_respectively(data: bytes) -> dict[int, bytes]:
     return pairs
 
 
+# what stands between "respectively" and the versions it pairs when it comes first ("numpy and
+# pandas are, respectively, at 2.1 and 1.26"): a comma or a bracket, and a verb or a preposition
+_RESPECTIVELY_LEAD = re.compile(rb"[ \t,)]*+(?:(?i:at|to|on|are|were|is|was|now)[ \t]++){0,2}:?[ \t]*+")
+# names and versions each parted by "/" ("numpy/pandas at 2.1/1.26", "numpy/pandas: 2.1/1.26")
+_SLASHED_NAMES = rb"[A-Za-z][A-Za-z0-9_]*+(?:[.-][A-Za-z][A-Za-z0-9_]*+)*+"
+_SLASH_PAIRED = re.compile(rb"(?<![0-9A-Za-z_.@/-])(" + _SLASHED_NAMES + rb"(?:/" + _SLASHED_NAMES + rb")++)[*_`]*+"
+                           rb"(?:[ \t]*+:[ \t]*+|[ \t]++(?:(?i:" + b"|".join(_VERSION_WORDS_BOUND) + rb")[ \t]++){0,3})"
+                           rb"[vV]?([0-9]++(?:\.[0-9]++)++(?:/[vV]?[0-9]++(?:\.[0-9]++)++)++)(?![0-9A-Za-z/+]|\.[0-9])")
+_SLASHED_VERSION = re.compile(rb"[0-9]++(?:\.[0-9]++)++")
+
+
+def _paired_lists(data: bytes) -> dict[int, bytes]:
+    """Where each version of a list paired with a list of names begins in ``data``, with its
+    name, in the forms :func:`_paired_respectively` does not read (red team 139, F07):
+    "respectively" before the versions ("numpy and pandas are, respectively, at 2.1 and 1.26")
+    and lists parted by "/" ("numpy/pandas at 2.1/1.26"), each of as many items. Each
+    "respectively" looks back :data:`_RESPECTIVELY_REACH` bytes at most, past no earlier one's
+    sentence: linear in the text."""
+    pairs: dict[int, bytes] = {}
+    if b"espectively" in data:
+        read_to = 0
+        for r in _RESPECTIVELY.finditer(data):
+            end = r.start()
+            low = max(read_to, end - _RESPECTIVELY_REACH)
+            read_to = r.end()
+            at = _RESPECTIVELY_LEAD.match(data, r.end()).end()  # type: ignore[union-attr]
+            values: list[re.Match[bytes]] = []
+            while (version := _LISTED_VERSION_AT.match(data, at)) is not None:
+                values.append(version)
+                separator = _LIST_SEPARATOR_AT.match(data, version.end())
+                if separator is None:
+                    break
+                at = separator.end()
+            if len(values) < 2:
+                continue
+            begin = max(data.rfind(b"\n", low, end), data.rfind(b". ", low, end), data.rfind(b";", low, end), low - 1) + 1
+            names = None
+            for names in _NAME_LIST.finditer(data, begin, end):
+                pass
+            if names is None:
+                continue
+            listed = [n.group() for n in _NAME_WHOLE.finditer(data, names.start(), names.end())
+                      if n.group().lower() != b"and"]
+            if len(listed) == len(values):
+                pairs.update(zip((v.start(1) for v in values), listed))
+    if b"/" in data:
+        for m in _SLASH_PAIRED.finditer(data):
+            listed = m.group(1).split(b"/")
+            versions = list(_SLASHED_VERSION.finditer(data, m.start(2), m.end(2)))
+            if len(listed) == len(versions):
+                pairs.update(zip((v.start() for v in versions), listed))
+    return pairs
+
+
 def _name_bound_before(data: bytes, start: int, pattern: re.Pattern[bytes] = _NAME_BOUND_BEFORE_REVERSED) -> bytes | None:
     """The name written just before offset ``start`` of ``data``, bound to what stands there
     (:data:`_NAME_BOUND_BEFORE_REVERSED`, or ``pattern``), or None."""
     low = max(0, start - _NAME_BEFORE_REACH)
-    m = pattern.match(data[low:start][::-1])
+    before = data[low:start][::-1]
+    m = pattern.match(before)
     if m is None:
         return None
     if m.end() == start - low and low and data[low - 1] in _NAME_CHARACTERS:
         return None  # (a name cut by the reach)
+    semicolon = before.find(b";", 0, m.start(1))
+    if semicolon >= 0 and before[:semicolon].strip(b" \t\r\n*_`"):
+        return None  # (a ";" binds only a number right after it, "numpy; 2.1": words after it are a new clause's)
     name = m.group(1)[::-1]
     return name if _NAME_WHOLE.fullmatch(name) is not None else None
 
