@@ -5018,9 +5018,10 @@ class _Check:
         # (a list of versions paired with a list of names by "respectively" binds each to its name,
         # whatever name stands nearest: red team 137, F03; a find in C, most texts holding none)
         paired = _paired_respectively(joined) if b"espectively" in joined else None
-        if b"/" in joined or paired is not None:
-            paired = {**_paired_lists(joined), **(paired or {})}
-        for m in _versions_apart(joined, joined.translate(_DIGITS_AS_ZERO), numbers):
+        flat = joined.translate(_DIGITS_AS_ZERO)
+        if b"0/" in flat or paired is not None:
+            paired = {**_paired_lists(joined, flat), **(paired or {})}
+        for m in _versions_apart(joined, flat, numbers):
             if _IPV4_SHAPE.fullmatch(m.group(1)) is None:
                 k = bisect_right(ends, m.start())
                 name = paired.get(m.start(1)) if paired else None
@@ -13186,15 +13187,19 @@ _SLASH_PAIRED = re.compile(rb"(?<![0-9A-Za-z_.@/-])(" + _SLASHED_NAMES + rb"(?:/
                            rb"(?:[ \t]*+:[ \t]*+|[ \t]++(?:(?i:" + b"|".join(_VERSION_WORDS_BOUND) + rb")[ \t]++){0,3})"
                            rb"[vV]?([0-9]++(?:\.[0-9]++)++(?:/[vV]?[0-9]++(?:\.[0-9]++)++)++)(?![0-9A-Za-z/+]|\.[0-9])")
 _SLASHED_VERSION = re.compile(rb"[0-9]++(?:\.[0-9]++)++")
+# how far either side of a "/" between digits its lists are looked for, on its line
+_SLASH_PAIRED_REACH = 256
 
 
-def _paired_lists(data: bytes) -> dict[int, bytes]:
+def _paired_lists(data: bytes, flat: bytes) -> dict[int, bytes]:
     """Where each version of a list paired with a list of names begins in ``data``, with its
     name, in the forms :func:`_paired_respectively` does not read (red team 139, F07):
     "respectively" before the versions ("numpy and pandas are, respectively, at 2.1 and 1.26")
     and lists parted by "/" ("numpy/pandas at 2.1/1.26"), each of as many items. Each
     "respectively" looks back :data:`_RESPECTIVELY_REACH` bytes at most, past no earlier one's
-    sentence: linear in the text."""
+    sentence, and ``flat`` (``data`` with its digits as ``0``) gives the places of "/" between
+    digits, the lines of which alone the "/" lists are looked for in, each byte once: linear in
+    the text, and a find in C for most texts, whose "/" are paths'."""
     pairs: dict[int, bytes] = {}
     if b"espectively" in data:
         read_to = 0
@@ -13222,12 +13227,22 @@ def _paired_lists(data: bytes) -> dict[int, bytes]:
                       if n.group().lower() != b"and"]
             if len(listed) == len(values):
                 pairs.update(zip((v.start(1) for v in values), listed))
-    if b"/" in data:
-        for m in _SLASH_PAIRED.finditer(data):
+    read_to = 0
+    at = flat.find(b"0/")
+    while at >= 0:
+        if flat[at + 2:at + 3] not in (b"0", b"v", b"V"):
+            at = flat.find(b"0/", at + 1)
+            continue
+        low = max(read_to, flat.rfind(b"\n", max(0, at - _SLASH_PAIRED_REACH), at) + 1, at - _SLASH_PAIRED_REACH)
+        high = flat.find(b"\n", at, at + _SLASH_PAIRED_REACH)
+        high = min(len(flat), at + _SLASH_PAIRED_REACH) if high < 0 else high
+        for m in _SLASH_PAIRED.finditer(data, low, high):
             listed = m.group(1).split(b"/")
             versions = list(_SLASHED_VERSION.finditer(data, m.start(2), m.end(2)))
             if len(listed) == len(versions):
                 pairs.update(zip((v.start() for v in versions), listed))
+        read_to = high
+        at = flat.find(b"0/", high)
     return pairs
 
 
