@@ -386,6 +386,9 @@ def test_another_ecosystems_version_given_to_another_name_is_refused(source, hon
     # a Maven parent's artifact is bound to its own version only
     ("<parent><artifactId>spring-boot-starter-parent</artifactId><version>3.2.0</version></parent>\n" + POM_XML,
      "spring-boot-starter-parent 3.2.0, demo 0.0.1\n"),
+    # the pom's own artifact is the project's: its version after a dependency's name is its own
+    ("<parent><artifactId>spring-boot-starter-parent</artifactId><version>3.2.0</version></parent>\n" + POM_XML,
+     "demo uses junit and is at 0.0.1.\n"),
 ])
 def test_another_ecosystems_other_fields_named_honestly_are_accepted(source, text):
     assert_accepted(_summarize(source, text))

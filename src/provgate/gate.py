@@ -12953,8 +12953,15 @@ def _other_manifest_versions(data: bytes, bind: Callable[..., None]) -> None:
         for m in _LOCKED_SPEC.finditer(data):
             bind(m.group(1), m.group(2))
     if b"<artifactId>" in data:
+        # (the pom's own artifact, the first outside a parent, a dependency or a plugin, is the
+        # project's: its version said after a dependency's name is the project's, red team 139, F02)
+        first_other = min((i for i in (data.find(b"<dependenc"), data.find(b"<plugin")) if i >= 0), default=len(data))
+        project = True
         for m in _MAVEN_ARTIFACT.finditer(data):
-            bind(m.group(1), m.group(2))
+            own = project and m.start() < first_other and data.rfind(b"<parent>", 0, m.start()) <= data.rfind(
+                b"</parent>", 0, m.start())
+            project = project and not own and m.start() < first_other
+            bind(m.group(1), m.group(2), project=own)
     if b"Include" in data or b"<package " in data:
         for m in _NUGET_ELEMENT.finditer(data):
             name = _NUGET_NAME.search(m.group(1))
