@@ -267,15 +267,141 @@ def test_a_manifests_other_fields_named_honestly_are_accepted(source, text):
 
 
 def test_a_scoped_or_unpaired_key_binds_no_name():
-    """A scoped package's last part is no name (``@types/node`` is no ``node``), a record's name
+    """A scoped package's last part is no name (``@types/node`` is no ``node``: the whole scoped
+    name is bound, red team 139, F10), a record's name
     is paired with no version past a blank line or another record's name, and an object's
     version key is not read past a nested object."""
     def pairs(text: str) -> set[tuple[bytes, bytes]]:
         return {(name, version) for name, version, *_ in gate._manifest_versions(gate._Facts(extract(text)))}
 
-    assert pairs('{"devDependencies": {"@types/node": "^20.11.5"}}') == set()
+    assert pairs('{"devDependencies": {"@types/node": "^20.11.5"}}') == {(b"@types/node", b"20.11.5")}
     assert pairs('{\n  "node_modules/@babel/core": {\n    "version": "7.23.6"\n  }\n}') == set()
     assert pairs("Name: numpy\n\nVersion: 1.26.2\n") == set()
     assert pairs("name: a\nname: b\nversion: 1.2.3\n") == {(b"b", b"1.2.3")}
     assert pairs('"dependencies": {\n "lodash": {\n "version": "4.17.21"\n }\n}') == {(b"lodash", b"4.17.21")}
     assert pairs('"version": "1.0.0", "node": ">=18.17", "host": "10.0.0.12"') == set()
+
+
+# red team 139, F10: other ecosystems' manifests and lockfiles, and scoped names
+PNPM_LOCK = """lockfileVersion: '6.0'
+dependencies:
+  lodash:
+    specifier: ^4.17.21
+    version: 4.17.21
+  react:
+    specifier: ^18.2.0
+    version: 18.2.0(react-dom@18.2.0)
+  '@angular/core':
+    specifier: 17.0.8
+    version: 17.0.8
+"""
+YARN_LOCK = """# yarn lockfile v1
+
+lodash@^4.17.20, lodash@^4.17.21:
+  version "4.17.21"
+  resolved "https://registry.yarnpkg.com/lodash/-/lodash-4.17.21.tgz"
+
+react@^18.2.0:
+  version "18.2.0"
+
+"@types/node@^20.10.0":
+  version "20.10.0"
+"""
+YARN_BERRY_LOCK = '"lodash@npm:^4.17.21":\n  version: 4.17.21\n\n"react@npm:^18.2.0":\n  version: 18.2.0\n'
+GEMFILE_LOCK = """GEM
+  remote: https://rubygems.org/
+  specs:
+    actioncable (7.1.2)
+      actionpack (= 7.1.2)
+      nio4r (~> 2.0)
+    nokogiri (1.15.5-x86_64-linux)
+      racc (~> 1.4)
+    rack (3.0.8)
+    rails (7.1.2)
+
+BUNDLED WITH
+   2.4.10
+"""
+PODFILE_LOCK = "PODS:\n  - Alamofire (5.8.1)\n  - SnapKit (5.6.0)\n\nCOCOAPODS: 1.14.3\n"
+COMPOSER_JSON = '{"require": {"php": "^8.1", "laravel/framework": "^10.10", "guzzlehttp/guzzle": "^7.2"}}'
+POM_XML = """<project>
+  <artifactId>demo</artifactId>
+  <version>0.0.1</version>
+  <dependencies>
+    <dependency><groupId>org.slf4j</groupId><artifactId>slf4j-api</artifactId><version>2.0.9</version></dependency>
+    <dependency>
+      <groupId>junit</groupId>
+      <artifactId>junit</artifactId>
+      <version>4.13.2</version>
+    </dependency>
+  </dependencies>
+</project>
+"""
+CSPROJ = """<ItemGroup>
+  <PackageReference Include="Newtonsoft.Json" Version="13.0.3" />
+  <PackageReference Version="3.1.1" Include="Serilog" />
+</ItemGroup>
+"""
+PACKAGES_CONFIG = '<packages>\n  <package id="NUnit" version="3.14.0" targetFramework="net48" />\n  <package id="Moq" version="4.20.70" />\n</packages>\n'
+SCOPED_PACKAGE_JSON = ('{"name": "web", "version": "1.0.0", "dependencies": {"@angular/core": "17.0.8", '
+                       '"@types/node": "20.10.0", "rxjs": "7.8.1"}}')
+
+OTHER_PAIRS = [
+    (PNPM_LOCK, "pnpm-lock: lodash 4.17.21, react 18.2.0, @angular/core 17.0.8\n",
+     "pnpm-lock: lodash 18.2.0 and react 4.17.21\n", "18.2.0"),
+    (PNPM_LOCK, "@angular/core 17.0.8\n", "@angular/core 18.2.0\n", "18.2.0"),
+    (YARN_LOCK, "lodash 4.17.21, react 18.2.0 and @types/node 20.10.0\n", "lodash 18.2.0 and react 4.17.21\n", "18.2.0"),
+    (YARN_LOCK, "@types/node 20.10.0\n", "@types/node 4.17.21\n", "4.17.21"),
+    (YARN_BERRY_LOCK, "lodash 4.17.21 and react 18.2.0\n", "lodash 18.2.0 and react 4.17.21\n", "18.2.0"),
+    (GEMFILE_LOCK, "rails 7.1.2 (actioncable 7.1.2), rack 3.0.8, nokogiri 1.15.5\n",
+     "rails 3.0.8 and rack 7.1.2\n", "3.0.8"),
+    (PODFILE_LOCK, "Alamofire 5.8.1 and SnapKit 5.6.0\n", "Alamofire 5.6.0 and SnapKit 5.8.1\n", "5.6.0"),
+    (COMPOSER_JSON, "laravel/framework ^10.10 and guzzlehttp/guzzle ^7.2 on php ^8.1\n",
+     "laravel/framework ^7.2 and guzzlehttp/guzzle ^10.10\n", "7.2"),
+    (POM_XML, "demo 0.0.1 uses slf4j-api 2.0.9 and junit 4.13.2\n", "slf4j-api 4.13.2 and junit 2.0.9\n", "4.13.2"),
+    (CSPROJ, "Newtonsoft.Json 13.0.3 and Serilog 3.1.1\n", "Newtonsoft.Json 3.1.1 and Serilog 13.0.3\n", "3.1.1"),
+    (PACKAGES_CONFIG, "NUnit 3.14.0 and Moq 4.20.70\n", "NUnit 4.20.70 and Moq 3.14.0\n", "4.20.70"),
+    (SCOPED_PACKAGE_JSON, "@angular/core 17.0.8, @types/node 20.10.0 and rxjs 7.8.1 in web 1.0.0\n",
+     "@angular/core 20.10.0 and @types/node 17.0.8\n", "20.10.0"),
+]
+
+
+@pytest.mark.parametrize("source, honest, lie, value", OTHER_PAIRS)
+def test_another_ecosystems_version_bound_to_its_name_is_grounded(source, honest, lie, value):
+    assert_accepted(_summarize(source, honest))
+
+
+@pytest.mark.parametrize("source, honest, lie, value", OTHER_PAIRS)
+def test_another_ecosystems_version_given_to_another_name_is_refused(source, honest, lie, value):
+    verdict = _summarize(source, lie)
+    assert not verdict.accepted
+    assert any(v.invariant == "I1" and value in (v.value or "") for v in verdict.violations), verdict.summary()
+
+
+@pytest.mark.parametrize("source, text", [
+    # a scoped name is bound whole: node's own version beside @types/node's is no swap
+    (SCOPED_PACKAGE_JSON + "\n$ node --version\nv18.17.0\n", "node 18.17.0 with @types/node 20.10.0\n"),
+    # a gem's constraint ("(= 7.1.2)", "(~> 2.0)") binds nothing, a platform's tail is passed over
+    (GEMFILE_LOCK, "actionpack 7.1.2 via actioncable; nio4r ~> 2.0; bundled with 2.4.10\n"),
+    # a Maven parent's artifact is bound to its own version only
+    ("<parent><artifactId>spring-boot-starter-parent</artifactId><version>3.2.0</version></parent>\n" + POM_XML,
+     "spring-boot-starter-parent 3.2.0, demo 0.0.1\n"),
+    # the pom's own artifact is the project's: its version after a dependency's name is its own
+    ("<parent><artifactId>spring-boot-starter-parent</artifactId><version>3.2.0</version></parent>\n" + POM_XML,
+     "demo uses junit and is at 0.0.1.\n"),
+])
+def test_another_ecosystems_other_fields_named_honestly_are_accepted(source, text):
+    assert_accepted(_summarize(source, text))
+
+
+def test_other_ecosystems_bind_only_their_forms():
+    """A YAML key binds its own mapping's first version key only (not a nested mapping's, not
+    past its mapping's end), a gem's constraint binds nothing, a path's inner segment is no scope."""
+    def pairs(text: str) -> set[tuple[bytes, bytes]]:
+        return {(name, version) for name, version, *_ in gate._manifest_versions(gate._Facts(extract(text)))}
+
+    assert pairs("a:\n  b:\n    version: 1.2.3\n") == {(b"b", b"1.2.3")}
+    assert pairs("a:\n  x: 1\nversion: 1.2.3\n") == set()
+    assert pairs("  specs:\n    rails (7.1.2)\n      actionpack (= 7.1.2)\n") == {(b"rails", b"7.1.2")}
+    assert gate._slashed_name(b"github.com/angular/core", 19, 23) is None
+    assert gate._slashed_name(b"use @angular/core", 13, 17) == b"@angular/core"

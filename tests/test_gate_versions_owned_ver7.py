@@ -109,3 +109,59 @@ def test_respectively_reads_a_long_text_in_linear_time():
     data = (b"numpy and pandas are at 1.26 and 2.1 respectively; " * 20000) + b"1.2, " * 50000 + b"respectively"
     pairs = gate._paired_respectively(data)
     assert len(pairs) == 40000
+
+
+# red team 139, F07: everyday forms the word list lacked (an auxiliary or an adverb before the
+# verb, "is on", "requires"), more dashes and arrows, ";", a curly possessive, the name after the
+# number by "for" or in brackets, lists parted by "/", and "respectively" before the versions.
+# ONE_DOT pins numpy==2.1 and pandas==1.26: each lie gives numpy pandas's 1.26.
+GRAMMAR_PAIRS = [
+    (ONE_DOT, f"numpy {words} 2.1\n", f"numpy {words} 1.26\n", "1.26")
+    for words in ("has been bumped to", "has been upgraded to", "got bumped to", "was recently bumped to", "is on",
+                  "is now on", "has version", "requires", "will be pinned to", "-->", "\u21d2", "\u2212", "\u2015", "--")
+] + [
+    (ONE_DOT, "numpy's been bumped to 2.1\n", "numpy's been bumped to 1.26\n", "1.26"),
+    (ONE_DOT, "numpy; 2.1\n", "numpy; 1.26\n", "1.26"),
+    (ONE_DOT, "numpy\u2019 2.1\n", "numpy\u2019 1.26\n", "1.26"),
+    (ONE_DOT, "2.1 for numpy\n", "1.26 for numpy\n", "1.26"),
+    (ONE_DOT, "2.1 (numpy)\n", "1.26 (numpy)\n", "1.26"),
+    (ONE_DOT, "numpy/pandas at 2.1/1.26\n", "numpy/pandas at 1.26/2.1\n", "1.26"),
+    (ONE_DOT, "numpy/pandas: 2.1/1.26\n", "numpy/pandas: 1.26/2.1\n", "1.26"),
+    (ONE_DOT, "numpy and pandas are, respectively, at 2.1 and 1.26\n",
+     "numpy and pandas are, respectively, at 1.26 and 2.1\n", "1.26"),
+]
+
+
+@pytest.mark.parametrize("source, honest, lie, value", GRAMMAR_PAIRS)
+def test_a_version_bound_by_the_grammar_to_its_own_name_is_grounded(source, honest, lie, value):
+    assert_accepted(_summarize(source, honest))
+
+
+@pytest.mark.parametrize("source, honest, lie, value", GRAMMAR_PAIRS)
+def test_a_version_bound_by_the_grammar_to_another_name_is_refused(source, honest, lie, value):
+    verdict = _summarize(source, lie)
+    assert not verdict.accepted
+    assert any(v.invariant == "I1" and v.value == value for v in verdict.violations), verdict.summary()
+
+
+@pytest.mark.parametrize("text", [
+    # a ";" binds only the number right after it: a version said after it is a new clause's
+    "Uses numpy; version 1.26 is the pandas line.\n",
+    # the name after "for" or in brackets is not asked where the name before it is a pinned one
+    "pandas 1.26 for numpy users\n",
+    "pandas 1.26 (numpy)\n",
+    # scores and speedups the sources write as no version stay accepted in the new forms
+    "Speedup 1.7 for numpy and 0.4 for pandas; numpy has 8.9; numpy got 7.5; numpy -- 0.8\n",
+    "numpy/pandas speedups: 1.7/0.4\n",
+    "numpy and pandas are, respectively, 1.7 and 0.4 times as fast\n",
+])
+def test_the_new_forms_leave_scores_and_other_clauses_alone(text):
+    results = '[{"library": "numpy", "speedup": 1.7, "score": 8.9, "mean_s": 0.8, "rank": 7.5}, {"library": "pandas", "speedup": 0.4}]'
+    assert_accepted(_summarize(ONE_DOT + results, text))
+
+
+def test_the_paired_lists_are_read_in_linear_time():
+    """Many "respectively" and "/" lists, none pairing (and one that does), read in one pass."""
+    text = (b"a and b are, respectively, " * 20000) + (b"x/y/z at " * 20000) + b"numpy/pandas at 2.1/1.26"
+    pairs = gate._paired_lists(text, [at for at in range(len(text)) if text[at] == 0x2F], True)
+    assert sorted(pairs.values()) == [b"numpy", b"pandas"]

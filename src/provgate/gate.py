@@ -5101,10 +5101,23 @@ class _Check:
         # (the (block, offset) of each one-dot number bound by a form a score is written in too:
         # :data:`_NAME_BOUND_BEFORE_PLAIN_REVERSED`)
         loose: set[tuple[int, int]] = set()
+        # (the name bound before a number a name after it is bound to as well: asked for that one
+        # only when the sources bind none to the name before)
+        named_before: dict[tuple[int, int], bytes] = {}
         # (a list of versions paired with a list of names by "respectively" binds each to its name,
         # whatever name stands nearest: red team 137, F03; a find in C, most texts holding none)
         paired = _paired_respectively(joined) if b"espectively" in joined else None
-        for m in _versions_apart(joined, joined.translate(_DIGITS_AS_ZERO), numbers):
+        flat = joined.translate(_DIGITS_AS_ZERO)
+        apart = list(_versions_apart(joined, flat, numbers))
+        # (lists parted by "/" or "respectively" before them, red team 139, F07: looked for only
+        # on the line of a number found with a "/" after it, each number asked, where a find over
+        # the text for a "/" between digits cost ~6 us a 17 KB summary)
+        slashes = sorted({m.end() for m in apart if joined.startswith(b"/", m.end())} | {
+            number.end() for start in numbers
+            if (number := _NUMBER_APART.match(joined, start)) is not None and joined.startswith(b"/", number.end())})
+        if slashes or paired is not None:
+            paired = {**_paired_lists(joined, slashes, paired is not None), **(paired or {})}
+        for m in apart:
             if _IPV4_SHAPE.fullmatch(m.group(1)) is None:
                 k = bisect_right(ends, m.start())
                 name = paired.get(m.start(1)) if paired else None
@@ -5133,6 +5146,15 @@ class _Check:
                 if after is not None:
                     by_block.setdefault(k, []).append((number.group(), start, after.group(1)))
                     loose.add((k, start))
+            if data.startswith((b" for ", b" For ", b" FOR ", b" ("), data.find(b" ", start, start + 24)) and (
+                    number := _NUMBER_APART.match(data, start)) is not None and (
+                    after := _NAME_NAMED_AFTER.match(data, number.end())) is not None:
+                # ("2.1 for numpy", "2.1 (numpy)": the name after it, unless the name bound before
+                # it is one the sources bind, "pandas 2.1 for numpy users": red team 139, F07)
+                by_block.setdefault(k, []).append((number.group(), start, after.group(1) or after.group(2)))
+                loose.add((k, start))
+                if (bound := _name_bound_before(data, start)) is not None:
+                    named_before[(k, start)] = bound
             before = data[max(0, start - 4):start].rstrip(b" \t*_`\r\n")
             if before and (before[-1] not in _NAME_OR_BINDER or before[-1:] == b"=" and before[-2:] not in (b"==", b"~=")):
                 continue
@@ -5172,7 +5194,11 @@ class _Check:
                     # for the name: red team 137, F10/F02; asked last, only before a refusal)
                     # (a pair grounded wherever it stands asked once a block: a text of many
                     # "numpy, 2.1" asks the sources once)
+                    name = found.scoped(data, start, name)
                     if (name, version) in grounded:
+                        continue
+                    if (k, start) in named_before and name != named_before[(k, start)] and found.glued_name(
+                            named_before[(k, start)]):
                         continue
                     if (k, start) in loose and not found.bound_version(version):
                         # (a score, "Scores: numpy, 7.5", that no source writes as a version: red
@@ -12784,6 +12810,37 @@ _PACKAGE_TABLE_HEADER = re.compile(rb"^[ \t]*+#?[ \t]*+(?i:package|name)[ \t]++(
 _PACKAGE_TABLE_DASHES = re.compile(rb"[ \t]*+-[ \t-]*+\r?\n")
 _PACKAGE_TABLE_ROW = re.compile(rb"[ \t]*+([^ \t\r\n]++)[ \t]++([^\r\n]++)\r?(?:\n|\Z)")
 _MANIFEST_NAME_WHOLE = re.compile(_MANIFEST_NAME)
+# The manifests and lockfiles of other ecosystems, and scoped names (red team 139, F10: swaps
+# between the names of each were accepted). A scoped npm name or a composer package with its
+# vendor, bound whole ("@angular/core", "laravel/framework"): its last part is as often another
+# package's name ("@types/node" is no "node")
+_MANIFEST_SLASHED_NAME = rb"(@?[A-Za-z0-9][A-Za-z0-9_.-]{0,63}/[A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*+)"
+# such a key and its quoted version (package.json's "@angular/core": "17.0.8", composer.json's
+# "laravel/framework": "^10.10")
+_MANIFEST_SLASHED_KEY_VERSION = re.compile(rb"([\"'])" + _MANIFEST_SLASHED_NAME + rb"\1[ \t]*+:[ \t]*+([\"'])"
+                                           + _MANIFEST_EXACT + rb"\3")
+# a YAML key alone on its line, opening the mapping a version key of which is its version
+# (pnpm-lock.yaml's "  lodash:" / "    specifier: ^4.17.21" / "    version: 4.17.21")
+_MANIFEST_YAML_KEY = re.compile(rb"^([ \t]*+)([\"']?)(" + _MANIFEST_SLASHED_NAME[1:-1] + rb"|" + _MANIFEST_NAME[1:-1]
+                                + rb")\2:[ \t]*+\r?\n(?=(?:\1[ \t]++(?!version:)[^\r\n]*+\r?\n){0,3}?\1([ \t]++)version:[ \t]*+"
+                                rb"([\"']?)" + _MANIFEST_EXACT + rb"\5[ \t]*+(?:[(#][^\n]*+)?\r?$)", re.MULTILINE)
+# a yarn.lock entry's header and its version on the line after it (v1's `lodash@^4.17.21:` /
+# `  version "4.17.21"`, berry's `"lodash@npm:^4.17.21":` / `  version: 4.17.21`)
+_YARN_LOCK_ENTRY = re.compile(rb"^\"?(" + _MANIFEST_SLASHED_NAME[1:-1] + rb"|" + _MANIFEST_NAME[1:-1]
+                              + rb")@[^\r\n]*+(?<=:)\r?\n[ \t]++version:?[ \t]++\"?([0-9]++(?:\.[0-9]++)++" + _PRE_RELEASE
+                              + rb")\"?[ \t]*+\r?$", re.MULTILINE)
+# a Gemfile.lock's spec (`    rails (7.1.2)`, a platform's `nokogiri (1.15.5-x86_64-linux)`) and
+# a Podfile.lock's (`  - Alamofire (5.8.1)`): alone on its line, no constraint ("(= 7.1.2)") in it
+_LOCKED_SPEC = re.compile(rb"^[ \t]++(?:-[ \t]++)?" + _MANIFEST_NAME + rb" \(([0-9]++(?:\.[0-9]++)++" + _PRE_RELEASE
+                          + rb")(?:-[A-Za-z0-9_.-]++)?\):?[ \t]*+\r?$", re.MULTILINE)
+# a Maven dependency's or project's artifactId and the version right after it
+_MAVEN_ARTIFACT = re.compile(rb"<artifactId>[ \t]*+" + _MANIFEST_NAME + rb"[ \t]*+</artifactId>\s*+<version>[ \t]*+"
+                             + _MANIFEST_EXACT + rb"[ \t]*+</version>")
+# a NuGet package's element (a .csproj's PackageReference, Directory.Packages.props'
+# PackageVersion, packages.config's package) and its name and version attributes, in either order
+_NUGET_ELEMENT = re.compile(rb"<(?:PackageReference|PackageVersion|package)[ \t\r\n]([^<>]{0,512})>")
+_NUGET_NAME = re.compile(rb"(?<![A-Za-z])(?:Include|Update|id)[ \t]*+=[ \t]*+\"" + _MANIFEST_NAME + rb"\"")
+_NUGET_VERSION = re.compile(rb"(?<![A-Za-z])(?i:version)[ \t]*+=[ \t]*+\"" + _MANIFEST_EXACT + rb"\"")
 _LISTED_VERSION = re.compile(rb"[vV]?([0-9]++(?:\.[0-9]++)++" + _PRE_RELEASE + rb")")
 
 
@@ -13224,8 +13281,65 @@ def _manifest_versions(facts: _Facts) -> set[tuple[bytes, bytes, bool, bool]]:
                     for cell in row.group(2).split():
                         if (listed := _LISTED_VERSION.fullmatch(cell)) is not None:
                             bind(row.group(1), listed.group(1))
+    _other_manifest_versions(data, bind)
     facts._manifest_versions = pairs
     return pairs
+
+
+def _other_manifest_versions(data: bytes, bind: Callable[..., None]) -> None:
+    """Bind the versions of ``data``'s scoped names, pnpm's and yarn's lockfiles, a
+    Gemfile.lock's or Podfile.lock's specs, a Maven artifact's and a NuGet package's (red team
+    139, F10), each form looked for only when a byte it needs is in the text: one pass of each."""
+    if b"/" in data and (b"\"" in data or b"'" in data):
+        for m in _MANIFEST_SLASHED_KEY_VERSION.finditer(data):
+            bind(m.group(2), m.group(4), m.group(4).count(b".") > 1 or m.group(3) != data[m.start(4) - 1:m.start(4)])
+    if b"version" in data:
+        for m in _MANIFEST_YAML_KEY.finditer(data):
+            # (the version key indented as the mapping's first line: a nested mapping's version is
+            # its own key's; the mapping's first four lines only, matched in C whatever the text)
+            line = data[m.end():m.end() + len(m.group(1)) + len(m.group(4)) + 1]
+            if len(line) - len(line.lstrip(b" \t")) == len(m.group(1)) + len(m.group(4)):
+                bind(m.group(3), m.group(6))
+        if b"@" in data:
+            for m in _YARN_LOCK_ENTRY.finditer(data):
+                bind(m.group(1), m.group(2))
+    if b" (" in data and (b"specs:" in data or b"PODS:" in data):
+        for m in _LOCKED_SPEC.finditer(data):
+            bind(m.group(1), m.group(2))
+    if b"<artifactId>" in data:
+        # (the pom's own artifact, the first outside a parent, a dependency or a plugin, is the
+        # project's: its version said after a dependency's name is the project's, red team 139, F02)
+        first_other = min((i for i in (data.find(b"<dependenc"), data.find(b"<plugin")) if i >= 0), default=len(data))
+        project = True
+        for m in _MAVEN_ARTIFACT.finditer(data):
+            own = project and m.start() < first_other and data.rfind(b"<parent>", 0, m.start()) <= data.rfind(
+                b"</parent>", 0, m.start())
+            project = project and not own and m.start() < first_other
+            bind(m.group(1), m.group(2), project=own)
+    if b"Include" in data or b"<package " in data:
+        for m in _NUGET_ELEMENT.finditer(data):
+            name = _NUGET_NAME.search(m.group(1))
+            version = _NUGET_VERSION.search(m.group(1))
+            if name is not None and version is not None:
+                bind(name.group(1), version.group(1))
+
+
+def _slashed_name(data: bytes, start: int, end: int) -> bytes | None:
+    """The scoped npm name or composer package whose last part is ``data[start:end]``, after a
+    "/" ("@angular/core", "laravel/framework"), or None: no scope before the "/", or one that is
+    a path's inner segment ("github.com/angular/core")."""
+    slash = start - 1
+    at = slash
+    low = max(0, slash - 64)
+    while at > low and data[at - 1] in _NAME_CHARACTERS:
+        at -= 1
+    if at == slash:
+        return None
+    if at and data[at - 1] == 0x40:
+        at -= 1
+    if at and (data[at - 1] in _NAME_CHARACTERS or data[at - 1] in b"/@"):
+        return None
+    return data[at:end]
 
 
 # the headers of a TOML manifest's own table ("[tool.poetry]", Cargo's "[package]", PEP 621's "[project]")
@@ -13311,9 +13425,19 @@ _NAME_JUST_BEFORE = re.compile(rb"(?<![0-9A-Za-z_.-])([A-Za-z][A-Za-z0-9_]*(?:[.
 # version 2.1", "numpy ver. 2.1", "numpy is pinned to 2.1", "numpy was bumped to 2.1"; red team
 # 137, F03: only "is", "at", "to" and "now" were read, so "numpy is pinned to 1.26" of
 # ``numpy==2.1`` was bound to nothing)
-_VERSION_WORDS_BOUND = (b"version", b"ver", b"release", b"rel", b"rev", b"tag", b"v", b"is", b"at", b"to", b"now",
-                        b"was", b"are", b"were", b"stays", b"remains", b"pinned", b"locked", b"held", b"set",
-                        b"upgraded", b"downgraded", b"bumped", b"updated", b"moved", b"still", b"currently")
+# A small grammar, each word optional, up to six in a row (red team 139, F07: "numpy has been
+# bumped to 2.1", "numpy was recently bumped to 2.1", "numpy is now on 2.1", "numpy will be
+# pinned to 2.1" were bound to nothing, a word of each missing from a list): the version words,
+# the auxiliaries and the adverbs that may stand before a verb, the verbs a pin is said with,
+# and the prepositions after them
+_VERSION_NOUNS = (b"version", b"ver", b"release", b"rel", b"rev", b"tag", b"v")
+_VERSION_AUXILIARIES = (b"is", b"are", b"was", b"were", b"be", b"been", b"being", b"has", b"have", b"had", b"will",
+                        b"would", b"got", b"gets", b"get")
+_VERSION_ADVERBS = (b"now", b"still", b"currently", b"recently", b"just", b"already", b"finally", b"also", b"since")
+_VERSION_VERBS = (b"stays", b"remains", b"pinned", b"locked", b"held", b"set", b"upgraded", b"downgraded", b"bumped",
+                  b"updated", b"moved", b"requires", b"required")
+_VERSION_PREPOSITIONS = (b"at", b"to", b"on")
+_VERSION_WORDS_BOUND = _VERSION_NOUNS + _VERSION_AUXILIARIES + _VERSION_ADVERBS + _VERSION_VERBS + _VERSION_PREPOSITIONS
 # (the version words the forms before red team 137's read: _NAME_BOUND_BEFORE_PLAIN_REVERSED)
 _VERSION_WORDS_PLAIN = (b"version", b"ver", b"release", b"rel", b"rev", b"tag", b"is", b"at", b"to", b"now")
 
@@ -13324,6 +13448,9 @@ def _reversed_alternatives(words: tuple[bytes, ...]) -> bytes:
     return b"|".join(w[::-1] for w in sorted(words, key=len, reverse=True))
 
 
+# the dashes and arrows a name is bound to a version with, reversed (an em and an en dash, a
+# figure dash, a horizontal bar, a minus sign, "→", "⇒": red team 139, F07 added the last four)
+_DASHES_AND_ARROWS_REVERSED = b"|".join(re.escape(c.encode()[::-1]) for c in "\u2014\u2013\u2012\u2015\u2212\u2192\u21d2")
 # the name a block binds a version to just before it (:func:`_name_bound_before`, red team 136,
 # F07/F02, red team 137, F03): blanks or markup, then a bracket, a colon, a pin's sign, a table's
 # cell border, a range's "~", "^" or "~=", a comma, a dash or an arrow, then up to five version
@@ -13338,9 +13465,9 @@ def _reversed_alternatives(words: tuple[bytes, ...]) -> bytes:
 _NAME_BOUND_BEFORE_REVERSED = re.compile(
     rb"(?:[ \t]*+\n\r?)?"
     rb"(?:(?:[ \t]*+:?[ \t]*+\.?(?i:" + _reversed_alternatives(_VERSION_WORDS_BOUND)
-    + rb")(?=[ \t*_`(:|@=\r\n])){1,5}(?:[ \t]*+\n\r?)?)?"
-    rb"[ \t*_`]*+(?:[(:|@~^,-]|==|=~|>-|\x94\x80\xe2|\x93\x80\xe2|\x92\x86\xe2)?[ \t*_`]*+(?:s'|s\x99\x80\xe2)?"
-    rb"([A-Za-z0-9_.-]++)")
+    + rb")(?=[ \t*_`(:|@=\r\n])){1,6}(?:[ \t]*+\n\r?)?)?"
+    rb"[ \t*_`]*+(?:[(:|@~^,;]|-{1,2}|==|=~|>-{1,2}|>=|" + _DASHES_AND_ARROWS_REVERSED + rb")?[ \t*_`]*+"
+    rb"(?:s?'|s?\x99\x80\xe2)?([A-Za-z0-9_.-]++)")
 # the forms above that bound a one-dot number before red team 137's (a blank, a bracket, a colon,
 # a pin's sign, a cell border, "version", "is at"): a number bound only by a later form (a comma,
 # a dash, an arrow, a "~", a possessive, "was"), by "of" or by "respectively" is as often a
@@ -13354,12 +13481,18 @@ _NAME_BOUND_BEFORE_PLAIN_REVERSED = re.compile(
 _NAME_CHARACTERS = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_.-")
 # what may stand last before a number a name is bound to, blanks and markup aside (an em or en
 # dash's and an arrow's last byte among them)
-_NAME_OR_BINDER = _NAME_CHARACTERS | frozenset(b"(:|=@~^,>\x92\x93\x94")
+_NAME_OR_BINDER = _NAME_CHARACTERS | frozenset(b"(:|=@~^,;>'\x92\x93\x94\x95\x99")
 # the name a block binds a version to just after it: "1.26 of numpy" (red team 137, F03), not a
 # possessive's "1.26 of numpy's runtime"
+_SLASHED_NAMES_PATTERN = rb"[A-Za-z][A-Za-z0-9_]*+(?:[.-][A-Za-z][A-Za-z0-9_]*+)*+"
 _NAME_BOUND_AFTER = re.compile(rb"[ \t]++of[ \t]++(?:the[ \t]++)?[*_`]*+([A-Za-z][A-Za-z0-9_]*+(?:[.-][A-Za-z][A-Za-z0-9_]*+)*+)"
                                rb"(?![A-Za-z0-9_'\x80-\xff]|[.-][A-Za-z0-9])")
 _NAME_WHOLE = re.compile(rb"[A-Za-z][A-Za-z0-9_]*(?:[.-][A-Za-z][A-Za-z0-9_]*)*")
+# the name a block binds a version to after it by "for" or in brackets: "2.1 for numpy", "2.1
+# (numpy)" (red team 139, F07)
+_NAME_NAMED_AFTER = re.compile(rb"(?:[ \t]++(?i:for)[ \t]++(?:the[ \t]++)?[*_`]*+(" + _SLASHED_NAMES_PATTERN + rb")"
+                               rb"(?![A-Za-z0-9_'\x80-\xff]|[.-][A-Za-z0-9])|[ \t]*+\([ \t]*+[*_`]*+("
+                               + _SLASHED_NAMES_PATTERN + rb")[*_`]*+[ \t]*+\))")
 
 
 # "respectively" after a list of versions (:func:`_paired_respectively`), and the lists paired by
@@ -13414,15 +13547,83 @@ def _paired_respectively(data: bytes) -> dict[int, bytes]:
     return pairs
 
 
+# what stands between "respectively" and the versions it pairs when it comes first ("numpy and
+# pandas are, respectively, at 2.1 and 1.26"): a comma or a bracket, and a verb or a preposition
+_RESPECTIVELY_LEAD = re.compile(rb"[ \t,)]*+(?:(?i:at|to|on|are|were|is|was|now)[ \t]++){0,2}:?[ \t]*+")
+# names and versions each parted by "/" ("numpy/pandas at 2.1/1.26", "numpy/pandas: 2.1/1.26")
+_SLASHED_NAMES = rb"[A-Za-z][A-Za-z0-9_]*+(?:[.-][A-Za-z][A-Za-z0-9_]*+)*+"
+_SLASH_PAIRED = re.compile(rb"(?<![0-9A-Za-z_.@/-])(" + _SLASHED_NAMES + rb"(?:/" + _SLASHED_NAMES + rb")++)[*_`]*+"
+                           rb"(?:[ \t]*+:[ \t]*+|[ \t]++(?:(?i:" + b"|".join(_VERSION_WORDS_BOUND) + rb")[ \t]++){0,3})"
+                           rb"[vV]?([0-9]++(?:\.[0-9]++)++(?:/[vV]?[0-9]++(?:\.[0-9]++)++)++)(?![0-9A-Za-z/+]|\.[0-9])")
+_SLASHED_VERSION = re.compile(rb"[0-9]++(?:\.[0-9]++)++")
+# how far either side of a "/" between digits its lists are looked for, on its line
+_SLASH_PAIRED_REACH = 256
+
+
+def _paired_lists(data: bytes, slashes: list[int], respectively: bool) -> dict[int, bytes]:
+    """Where each version of a list paired with a list of names begins in ``data``, with its
+    name, in the forms :func:`_paired_respectively` does not read (red team 139, F07):
+    "respectively" before the versions ("numpy and pandas are, respectively, at 2.1 and 1.26"),
+    when ``respectively``, and lists parted by "/" ("numpy/pandas at 2.1/1.26"), looked for on
+    the lines of ``slashes`` only (the sorted places of the "/" after a number of the text), each
+    of as many items. Each "respectively" looks back :data:`_RESPECTIVELY_REACH` bytes at most,
+    past no earlier one's sentence, and each "/" :data:`_SLASH_PAIRED_REACH` either side, past no
+    earlier one's window: linear in the text."""
+    pairs: dict[int, bytes] = {}
+    if respectively:
+        read_to = 0
+        for r in _RESPECTIVELY.finditer(data):
+            end = r.start()
+            low = max(read_to, end - _RESPECTIVELY_REACH)
+            read_to = r.end()
+            at = _RESPECTIVELY_LEAD.match(data, r.end()).end()  # type: ignore[union-attr]
+            values: list[re.Match[bytes]] = []
+            while (version := _LISTED_VERSION_AT.match(data, at)) is not None:
+                values.append(version)
+                separator = _LIST_SEPARATOR_AT.match(data, version.end())
+                if separator is None:
+                    break
+                at = separator.end()
+            if len(values) < 2:
+                continue
+            begin = max(data.rfind(b"\n", low, end), data.rfind(b". ", low, end), data.rfind(b";", low, end), low - 1) + 1
+            names = None
+            for names in _NAME_LIST.finditer(data, begin, end):
+                pass
+            if names is None:
+                continue
+            listed = [n.group() for n in _NAME_WHOLE.finditer(data, names.start(), names.end())
+                      if n.group().lower() != b"and"]
+            if len(listed) == len(values):
+                pairs.update(zip((v.start(1) for v in values), listed))
+    read_to = 0
+    for at in slashes:
+        if at < read_to:
+            continue
+        low = max(read_to, data.rfind(b"\n", max(0, at - _SLASH_PAIRED_REACH), at) + 1, at - _SLASH_PAIRED_REACH)
+        high = data.find(b"\n", at, at + _SLASH_PAIRED_REACH)
+        read_to = high = min(len(data), at + _SLASH_PAIRED_REACH) if high < 0 else high
+        for m in _SLASH_PAIRED.finditer(data, low, high):
+            listed = m.group(1).split(b"/")
+            versions = list(_SLASHED_VERSION.finditer(data, m.start(2), m.end(2)))
+            if len(listed) == len(versions):
+                pairs.update(zip((v.start() for v in versions), listed))
+    return pairs
+
+
 def _name_bound_before(data: bytes, start: int, pattern: re.Pattern[bytes] = _NAME_BOUND_BEFORE_REVERSED) -> bytes | None:
     """The name written just before offset ``start`` of ``data``, bound to what stands there
     (:data:`_NAME_BOUND_BEFORE_REVERSED`, or ``pattern``), or None."""
     low = max(0, start - _NAME_BEFORE_REACH)
-    m = pattern.match(data[low:start][::-1])
+    before = data[low:start][::-1]
+    m = pattern.match(before)
     if m is None:
         return None
     if m.end() == start - low and low and data[low - 1] in _NAME_CHARACTERS:
         return None  # (a name cut by the reach)
+    semicolon = before.find(b";", 0, m.start(1))
+    if semicolon >= 0 and before[:semicolon].strip(b" \t\r\n*_`"):
+        return None  # (a ";" binds only a number right after it, "numpy; 2.1": words after it are a new clause's)
     name = m.group(1)[::-1]
     return name if _NAME_WHOLE.fullmatch(name) is not None else None
 
@@ -13809,6 +14010,16 @@ class _AbbreviationSources:
                         at = version.find(b".", at + 1)
         return value in self._lines
 
+    def scoped(self, data: bytes, start: int, name: bytes) -> bytes:
+        """``name``, bound to the number at offset ``start`` of ``data``, with the scope or vendor
+        written before it when the sources bind that whole name ("@angular/core ^17.0",
+        "laravel/framework ^10.10": red team 139, F10), else ``name``."""
+        at = data.rfind(name, max(0, start - _NAME_BEFORE_REACH), start)
+        if at > 0 and data[at - 1] == 0x2F and (slashed := _slashed_name(data, at, at + len(name))) is not None and (
+                self.glued_name(slashed)):
+            return slashed
+        return name
+
     def glued_name(self, name: bytes) -> bool:
         """Do the sources glue ``name`` (as pip compares names) to a version?"""
         return _package_key(name) in self._glued_names()[1]
@@ -13827,6 +14038,10 @@ class _AbbreviationSources:
         for m in _NAME_WORD.finditer(data, max(line, start - _NAME_BEFORE_REACH), start):
             if (key := _package_key(m.group())) in glued:
                 owner = key
+            elif m.start() and data[m.start() - 1] == 0x2F and (
+                    slashed := _slashed_name(data, m.start(), m.end())) is not None and (
+                    key := _package_key(slashed)) in glued:
+                owner = key  # ("@angular/core 17.0.8": the scoped name, red team 139, F10)
         if owner is None and line:
             # (a version starting its line after a name ending the line above, "numpy\n1.26.2",
             # "- numpy:\n  1.26.2", or in a table's cell under a name's header: red team 136, F02)
