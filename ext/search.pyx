@@ -1702,3 +1702,116 @@ def longest_prefix(needles, haystacks):
     if runs:
         search_runs(runs, n_ptr, n_len, h_ptr, h_len, True, at, length, border)
     return length, at
+
+
+# ---- summary_leads: what a summary may state that the summary rules read -----------------------
+
+cdef enum:
+    SUMMARY_LEAD_DATE_TIME = 1
+    SUMMARY_LEAD_RUN_OUTCOME = 2
+
+# (the bytes a lead is looked for at, by kind: a digit, "-" or "/" for a date or time; a run
+# outcome's word at its rarest letter, in either case: the p of pass, the f of fail, the k of
+# skip, the x of xit, the r of arn and the first r of rror; any byte from 0x80. Most of a
+# summary's bytes are none of these: a look at every first letter, a, r and s among them, cost
+# twice as much)
+cdef enum:
+    AT_NONE = 0
+    AT_DIGIT = 1
+    AT_DATE_SEPARATOR = 2
+    AT_HIGH = 3
+    AT_P = 4
+    AT_F = 5
+    AT_R = 6
+    AT_K = 7
+    AT_X = 8
+
+cdef byte_t SUMMARY_LEAD_AT[256]
+for _b in range(256):
+    SUMMARY_LEAD_AT[_b] = (AT_DIGIT if 0x30 <= _b <= 0x39 else AT_DATE_SEPARATOR if _b in (0x2D, 0x2F)
+                           else AT_HIGH if _b >= 0x80 else AT_P if _b in (0x50, 0x70) else AT_F if _b in (0x46, 0x66)
+                           else AT_R if _b in (0x52, 0x72) else AT_K if _b in (0x4B, 0x6B)
+                           else AT_X if _b in (0x58, 0x78) else AT_NONE)
+
+
+cdef inline bint ascii_digit(byte_t c) noexcept nogil:
+    return 0x30 <= c <= 0x39
+
+
+cdef inline bint spelled_at(const byte_t* s, offset_t n, offset_t i, const char* w, offset_t m) noexcept nogil:
+    """Do the ``m`` bytes at ``i`` spell the lower-case letters ``w``, in any case?"""
+    cdef offset_t k
+    if i < 0 or i + m > n:
+        return False
+    for k in range(m):
+        if (s[i + k] | 0x20) != <byte_t>w[k]:
+            return False
+    return True
+
+
+cdef inline bint four_digits(const byte_t* s, offset_t n, offset_t i) noexcept nogil:
+    return (i + 4 <= n and ascii_digit(s[i]) and ascii_digit(s[i + 1]) and ascii_digit(s[i + 2])
+            and ascii_digit(s[i + 3]))
+
+
+cdef inline bint date_time_at(const byte_t* s, offset_t n, offset_t i) noexcept nogil:
+    """Does a date or time shape start at the digit at ``i``: 0:0, 0 A, 0 0000, 0, 0000?"""
+    if i + 2 >= n:
+        return False
+    cdef byte_t after = s[i + 1]
+    if after == 0x3A:
+        return ascii_digit(s[i + 2])
+    if after == 0x20:
+        return 0x41 <= s[i + 2] <= 0x5A or four_digits(s, n, i + 2)
+    if after == 0x2C:
+        return s[i + 2] == 0x20 and four_digits(s, n, i + 3)
+    return False
+
+
+cdef inline bint date_at(const byte_t* s, offset_t n, offset_t i) noexcept nogil:
+    """Does -0-, -00-, /0/ or /00/ start at the separator at ``i``?"""
+    cdef byte_t c = s[i]
+    if i + 2 >= n or not ascii_digit(s[i + 1]):
+        return False
+    return s[i + 2] == c or (i + 3 < n and ascii_digit(s[i + 2]) and s[i + 3] == c)
+
+
+cdef int summary_leads_of(const byte_t* s, offset_t n) noexcept nogil:
+    cdef int found = 0
+    cdef offset_t i = 0
+    cdef byte_t at
+    while i < n:
+        at = SUMMARY_LEAD_AT[s[i]]
+        if at == AT_NONE:
+            i += 1
+            continue
+        if at == AT_DIGIT:
+            if not found & SUMMARY_LEAD_DATE_TIME and date_time_at(s, n, i):
+                found |= SUMMARY_LEAD_DATE_TIME
+        elif at == AT_DATE_SEPARATOR:
+            if not found & SUMMARY_LEAD_DATE_TIME and date_at(s, n, i):
+                found |= SUMMARY_LEAD_DATE_TIME
+        elif not found & SUMMARY_LEAD_RUN_OUTCOME:
+            if (at == AT_HIGH
+                    or at == AT_P and spelled_at(s, n, i, b"pass", 4)
+                    or at == AT_F and spelled_at(s, n, i, b"fail", 4)
+                    or at == AT_R and (spelled_at(s, n, i, b"rror", 4) or spelled_at(s, n, i - 1, b"arn", 3))
+                    or at == AT_K and spelled_at(s, n, i - 1, b"skip", 4)
+                    or at == AT_X and spelled_at(s, n, i, b"xit", 3)):
+                found |= SUMMARY_LEAD_RUN_OUTCOME
+        if found == SUMMARY_LEAD_DATE_TIME | SUMMARY_LEAD_RUN_OUTCOME:
+            break
+        i += 1
+    return found
+
+
+def summary_leads(data):
+    if type(data) is not bytes:
+        raise TypeError(f"data must be bytes, not {type(data).__name__}")
+    cdef bytes text = data
+    cdef const byte_t* s = data_of(text)
+    cdef offset_t n = PyBytes_GET_SIZE(text)
+    cdef int found
+    with nogil:
+        found = summary_leads_of(s, n)
+    return found

@@ -176,3 +176,18 @@ def test_outcome_counts_of_the_forms_are_the_patterns(text):
     from provgate.gate import _outcome_counts
 
     assert _outcome_counts(text, text.lower()) == _counts_by_pattern(text)
+
+
+# (the blocks a run's outcome is read of are found by one native pass, summary_leads: a summary
+# that is not ASCII is read as before, whatever the pass finds in its bytes)
+@pytest.mark.parametrize("text, value", [
+    pytest.param("pytest — 12 passed in 0.79s.", "12 passed", id="a dash"),
+    pytest.param("pytest: 12 PASSED, 0 S\u212aIPPED.", "12 passed", id="a Kelvin sign"),
+])
+def test_a_summary_not_in_ascii_keeping_the_older_runs_outcome_alone_is_refused(text, value):
+    v = _summarize_runs(PYTEST_PASSES, PYTEST_FAILS, text)
+    assert find(v, "I4", value=value), v.violations
+
+
+def test_a_summary_not_in_ascii_telling_the_newer_run_is_accepted():
+    assert_accepted(_summarize_runs(PYTEST_FAILS, PYTEST_PASSES, "pytest — 12 passed in 0.79s."))

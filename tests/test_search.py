@@ -830,3 +830,47 @@ def test_paired_leads_refuses_what_is_not_bytes(impl):
 def test_native_paired_leads_equal_the_reference(parts):
     data = b"".join(parts)
     assert _load("native").paired_leads(data).tolist() == _load("reference").paired_leads(data).tolist()
+# ---- summary_leads: the leads of the summary rules, one pass a block ------------------------------
+
+DATE_TIME, RUN_OUTCOME = _search.SUMMARY_LEAD_DATE_TIME, _search.SUMMARY_LEAD_RUN_OUTCOME
+
+
+@pytest.mark.parametrize("data, expected", [
+    (b"", 0), (b"Refactored the cache layer in src/app.py.", 0),
+    (b"at 14:02", DATE_TIME), (b"on 2024-03-05", DATE_TIME), (b"on 2024/3/5", DATE_TIME), (b"5 March 2024", DATE_TIME),
+    (b"March 5, 2024", DATE_TIME), (b"Mar 5 2024", DATE_TIME), (b"127.0.0.1:8080", DATE_TIME),
+    (b"5 2024", DATE_TIME), (b"5 202", 0), (b"a-123-b", 0), (b"x/12/y", DATE_TIME), (b"-1", 0), (b"9:", 0),
+    (b"5 march", 0), (b"5,2024", 0),
+    (b"12 passed", RUN_OUTCOME), (b"FAILED", RUN_OUTCOME), (b"Error", RUN_OUTCOME), (b"warnings", RUN_OUTCOME),
+    (b"SKIPPED", RUN_OUTCOME), (b"exit code 1", RUN_OUTCOME), (b"rro", 0), (b"ar", 0), (b"kip", 0), (b"ski", 0),
+    (b"\xc3\xa9", RUN_OUTCOME), (b"S\xe2\x84\xaaIPPED", RUN_OUTCOME),  # (the Kelvin sign's lower case is k)
+    (b"at 14:02: 1 failed", DATE_TIME | RUN_OUTCOME),
+])
+def test_summary_leads(impl, data, expected):
+    assert impl.summary_leads(data) == expected
+
+
+def test_summary_leads_refuses_what_is_not_bytes(impl):
+    for bad in ("12 passed", bytearray(b"12 passed"), None):
+        with pytest.raises(TypeError, match="data must be bytes"):
+            impl.summary_leads(bad)
+
+
+@_only_with_native
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.sampled_from([b"0", b"5", b"9", b":", b"-", b"/", b" ", b",", b"A", b"Z", b"a", b"p", b"P",
+                                 b"ass", b"AsS", b"fail", b"F", b"r", b"R", b"rr", b"or", b"ar", b"n", b"s", b"k",
+                                 b"K", b"S", b"ip", b"x", b"X", b"it", b"\x80", b"\xe2", b"\xff", b"\n", b"\x00",
+                                 b"2024", b"@", b"`", b"{"]),
+                max_size=60))
+def test_native_summary_leads_equal_the_reference(parts):
+    data = b"".join(parts)
+    assert _load("native").summary_leads(data) == _load("reference").summary_leads(data)
+
+
+def test_summary_leads_of_a_megabyte(impl):
+    # (one pass: a lead at the end of a long text is found, and a text holding none reads through)
+    data = b"the 1 run of p f r k x a - / " * 40000
+    assert impl.summary_leads(data) == 0
+    assert impl.summary_leads(data + b"9:30") == DATE_TIME
+    assert impl.summary_leads(data + b"passed") == RUN_OUTCOME

@@ -1,6 +1,10 @@
 """Import switch for batch quote search; see ``provgate._search_py`` for the spec."""
 
-from provgate._search_py import WHITESPACE_RUN
+from provgate._search_py import (
+    SUMMARY_LEAD_DATE_TIME,
+    SUMMARY_LEAD_RUN_OUTCOME,
+    WHITESPACE_RUN,
+)
 from provgate._switch import load
 
 _impl, IMPLEMENTATION = load("search", "_search_py")
@@ -13,6 +17,7 @@ longest_prefix = _impl.longest_prefix
 marks_held = _impl.marks_held
 normalize_whitespace = _impl.normalize_whitespace
 unit_leads = _impl.unit_leads
+summary_leads = _impl.summary_leads
 aside_leads = _impl.aside_leads
 paired_leads = _impl.paired_leads
 version_word_leads = _impl.version_word_leads
@@ -21,6 +26,8 @@ WHITESPACE_CODEPOINTS = _impl.WHITESPACE_CODEPOINTS
 
 __all__ = [
     "IMPLEMENTATION",
+    "SUMMARY_LEAD_DATE_TIME",
+    "SUMMARY_LEAD_RUN_OUTCOME",
     "WHITESPACE",
     "WHITESPACE_CODEPOINTS",
     "WHITESPACE_RUN",
@@ -32,6 +39,7 @@ __all__ = [
     "marks_held",
     "normalize_whitespace",
     "paired_leads",
+    "summary_leads",
     "unit_leads",
     "version_word_leads",
     "whitespace_spans",

@@ -70,6 +70,13 @@ sign, an arrow, a look-alike of ``;``) right after the digit, which asks for a c
 
 A unit glued to the figure (``30s``, ``26%``, ``30µs``) is part of the number's fact, not one.
 
+Summary leads (``summary_leads``), for the gate's summary rules
+----------------------------------------------------------------
+``summary_leads(data)`` gives, as flags, which leads a block holds: a full date, a time or a
+host:port may stand there (``SUMMARY_LEAD_DATE_TIME``), a run's outcome may (a word of one,
+``SUMMARY_LEAD_RUN_OUTCOME``): one pass over each summary, where each rule searched it for its
+words itself, so a rule reads only the blocks that hold its lead (see the function).
+
 Input
 -----
 ``needles`` and ``haystacks`` are lists or tuples of the same length whose items are ``bytes``
@@ -354,6 +361,35 @@ def _digits_glued(data: bytes, i: int) -> bool:
         i -= 1
     return i >= 0 and PAIRED_SHAPES[data[i]] == 97 or i >= 0 and data[i] in b"-#:+/."
 
+# What a summary may state that the gate's summary rules read (``summary_leads``): flags, one
+# pass over a block for every rule, so a rule reads only the blocks holding its lead
+SUMMARY_LEAD_DATE_TIME = 1
+SUMMARY_LEAD_RUN_OUTCOME = 2
+# (a full date, a time or a host:port: its digits read as 0, its letters as a or A)
+_SUMMARY_SHAPES = bytes.maketrans(b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+                                  b"0" * 10 + b"a" * 26 + b"A" * 26)
+SUMMARY_DATE_TIME_SHAPES = (b"0:0", b"-00-", b"-0-", b"/00/", b"/0/", b"0 0000", b"0, 0000", b"0 A")
+# (the words every run outcome's mark holds, in lower case: "12 passed", "exit code 1", "error TS2345")
+SUMMARY_RUN_OUTCOME_WORDS = (b"pass", b"fail", b"rror", b"arn", b"skip", b"xit")
+
+
+def summary_leads(data: bytes) -> int:
+    """The leads ``data`` holds, as flags: :data:`SUMMARY_LEAD_DATE_TIME` when, its ASCII digits
+    read as ``0`` and its ASCII letters as ``a`` (lower case) or ``A`` (upper case), it holds one of
+    :data:`SUMMARY_DATE_TIME_SHAPES` (a full date, a time or an IPv4 host:port may stand there);
+    :data:`SUMMARY_LEAD_RUN_OUTCOME` when, in ASCII lower case, it holds one of
+    :data:`SUMMARY_RUN_OUTCOME_WORDS`, or holds any byte from 0x80 (a text whose Unicode lower
+    case may spell one: the Kelvin sign's is ``k``)."""
+    if type(data) is not bytes:
+        raise TypeError(f"data must be bytes, not {type(data).__name__}")
+    shape = data.translate(_SUMMARY_SHAPES)
+    found = SUMMARY_LEAD_DATE_TIME if any(lead in shape for lead in SUMMARY_DATE_TIME_SHAPES) else 0
+    lower = data.lower()
+    if not data.isascii() or any(word in lower for word in SUMMARY_RUN_OUTCOME_WORDS):
+        found |= SUMMARY_LEAD_RUN_OUTCOME
+    return found
+
+
 def marks_held(data: bytes, marks: tuple[bytes, ...]) -> list[bool]:
     """For each of ``marks`` (a tuple of non-empty bytes), does it occur in ``data``? The
     gate asks a few marks (the opening quotation marks, the no-break spaces) of every text it
@@ -477,6 +513,7 @@ __all__ = [
     "longest_prefix",
     "normalize_whitespace",
     "paired_leads",
+    "summary_leads",
     "unit_leads",
     "version_word_leads",
     "whitespace_spans",

@@ -89,9 +89,12 @@ from provgate._quotations import asked_quotations, asks_outside_code_spans
 from provgate._scanner import fold_digits, span_values
 from provgate._scanner_py import _tilde_underline, normalize_value
 from provgate._search import (
+    SUMMARY_LEAD_DATE_TIME,
+    SUMMARY_LEAD_RUN_OUTCOME,
     aside_leads,
     marks_held,
     paired_leads,
+    summary_leads,
     unit_leads,
     version_word_leads,
 )
@@ -5646,12 +5649,12 @@ class _Check:
         asked = [j for j in sorted(set(self.changed + self.restated)) if post_blocks[j].derived]
         if not asked:
             return
+        # (the blocks that may hold one, by one native pass each: the joined blocks' translation and
+        # eight searches cost the standard summarize ~0.6M instructions, holding none)
         datas = [self.post_facts[j].table.data for j in asked]
-        if not _may_state_date_time(datas[0] if len(datas) == 1 else b"\n".join(datas)):
-            return
         gate = self.gate
         for j, data in zip(asked, datas):
-            if len(datas) > 1 and not _may_state_date_time(data):
+            if not summary_leads(data) & SUMMARY_LEAD_DATE_TIME:
                 continue
             stated = [s for s in _dates_times_stated(data) if s[0] != "day"]
             if not stated:
@@ -14776,19 +14779,11 @@ _NO_BREAK_WORDS = 4096
 
 _MONTH_WORD = (rb"(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
                rb"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)")
-# (whether a text may hold a full date, a time or an IPv4 host:port: its digits read as 0 and its
-# letters as a or A, one translation, then a few substring searches, all in C. A regular expression
-# for it cost 0.1-0.9 ms on the summarize benchmark's 17 KB of summaries, path:line and markers
-# holding ":"; this ~100 us there on a loaded machine, 8 searches of bytes in C: "Mar 5 2024",
-# "March 5, 2024" hold a day before a year, "5 March 2024" a day before a capital)
-_SHAPES = bytes.maketrans(b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
-                          b"0" * 10 + b"a" * 26 + b"A" * 26)
-_DATE_TIME_SHAPES = (b"0:0", b"-00-", b"-0-", b"/00/", b"/0/", b"0 0000", b"0, 0000", b"0 A")
-
-
-def _may_state_date_time(data: bytes) -> bool:
-    shape = data.translate(_SHAPES)
-    return any(lead in shape for lead in _DATE_TIME_SHAPES)
+# (whether a block may hold a full date, a time or an IPv4 host:port is summary_leads' flag
+# SUMMARY_LEAD_DATE_TIME: its digits read as 0 and its letters as a or A, it holds one of a few
+# shapes, "Mar 5 2024", "March 5, 2024" a day before a year, "5 March 2024" a day before a
+# capital. A regular expression for it cost 0.1-0.9 ms on the summarize benchmark's 17 KB of
+# summaries, path:line and markers holding ":"; a translation and 8 searches of bytes ~100 us)
 
 
 _MONTHS = {name: k + 1 for k, name in enumerate(
@@ -24943,6 +24938,8 @@ def _run_outcome(text: str) -> frozenset[tuple[str, str]]:
     words every mark holds are looked for first, lower-cased (a pattern scans ten times slower
     than a substring search, and most summaries hold none: the standard summarize's 49
     summaries scanned cost I4 0.3 ms)."""
+    if text.isascii() and not summary_leads(text.encode()) & SUMMARY_LEAD_RUN_OUTCOME:
+        return frozenset()  # (one native pass: the searches below cost the standard summarize ~70 us)
     lowered = text.lower()
     if not ("pass" in lowered or "fail" in lowered or "rror" in lowered or "arn" in lowered or "skip" in lowered
             or "xit" in lowered):
