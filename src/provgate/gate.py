@@ -210,7 +210,6 @@ class _Facts:
     __slots__ = (
         "_cited_names",
         "_denied",
-        "_diff_read",
         "_dotted",
         "_dotted_by_leaf",
         "_fact_fps",
@@ -266,7 +265,6 @@ class _Facts:
         self._manifest_versions: set[tuple[bytes, bytes, bool, bool]] | None = None  # (_manifest_versions)
         self._denied: frozenset[tuple[int, int]] | None = None
         self._outcomes: _Outcomes | tuple[()] | None = None  # (_outcomes_of; () when it shows no failure)
-        self._diff_read: _DiffRead | tuple[()] | None = None  # (_diff_read; () when it holds no diff nor ref)
 
     def denied_facts(self) -> frozenset[tuple[int, int]]:
         """The fact fingerprints (``fp_fact``) this text states only inside a quotation whose
@@ -4831,44 +4829,84 @@ class _Check:
         one (pushed to, on, checked out, merged into) is one its sources' git output names
         ("pushed it to main" of ``git push origin fix-backoff``). The values compared are the
         summary's longest runs of tokens around a digit-holding one that a changed line holds
-        (:func:`_diff_window`); read only for a derived block with a source holding a hunk or
-        git refs (:func:`_diff_read`, once a source)."""
-        derived, datas, _, _ = self._derived_joined()
+        (:func:`_diff_window`); read only for a derived block with a source holding a hunk
+        (looked for once a store and handle: :data:`_DIFF_SOURCES_SEEN`) or naming a branch in a
+        git place (:data:`_GIT_STEMS` first, over the summaries joined)."""
+        derived, datas, joined, _ = self._derived_joined()
         if not derived:
             return
         post_blocks = self.post.blocks
         source_facts = self.gate.source_facts
+        # (the git words looked for in the summaries joined, in one native call: most
+        # summaries name no branch, and their sources are then not read for refs)
+        git_words = True in marks_held(joined, _GIT_STEMS)
+        # each source the summaries derive from is looked at for a hunk once a store (its bytes
+        # never change under its handle): the handles seen are kept per store, and a check asks
+        # only for the new ones, by set difference (the summarize benchmark's ~200 sources, loaded
+        # and searched each check, cost 18 ms, and their 535 KB searched from the pre window
+        # 0.2-0.4 ms); "@" by memchr first: a hunk header of either form holds "@@"
+        known = _DIFF_SOURCES_SEEN.get(self.gate.store)
+        if known is None:
+            known = _DIFF_SOURCES_SEEN[self.gate.store] = (set(), {})
+        plain, diff_of = known
+        wanted = set(chain.from_iterable(map(attrgetter("derived_from"), [post_blocks[j] for j in derived])))
+        for h in wanted - plain - diff_of.keys():
+            f = source_facts(h)
+            if f is None:
+                continue  # (I3's: no source)
+            data_of = f.table.data
+            diff = _diff_of(data_of) if b"@" in data_of and b"@@" in data_of else ()
+            if diff:
+                diff_of[h] = diff
+            else:
+                if len(plain) >= _DIFF_SOURCES_KEPT:
+                    plain.clear()
+                plain.add(h)
+        diff_of = {h: diff_of[h] for h in diff_of.keys() & wanted}
+        if not diff_of and not git_words:
+            return
         for j, data in zip(derived, datas):
             block = post_blocks[j]
-            handles = list(dict.fromkeys(block.provenance + self.cited(j)))
-            reads = [(h, read) for h in handles if (facts := source_facts(h)) is not None
-                     and (read := _diff_read(facts)) is not None]
-            if not reads:
-                continue  # (most summaries cite no diff and no git output)
-            text = data.decode("utf-8", "replace")
-            sides = [read.diff for _, read in reads if read.diff is not None]
-            if sides:
-                self._refuse_diff_direction(block.id, text, handles, reads, sides)
-            branches = frozenset().union(*(read.branches for _, read in reads))
-            if branches:
-                remotes = frozenset().union(*(read.remotes for _, read in reads))
-                reported = {v.value for v in self.violations if v.invariant == "I1" and v.block == block.id}
-                for name, sentence in [found for found in _branch_refusals(text, branches, remotes)
-                                       if found[0] not in reported][:1]:
-                    source = next(h for h, read in reads if read.branches)
-                    self.violate("I1", f"block {block.id!r} names branch {name!r} ({sentence[:200]!r}), but its "
-                                 f"sources' git output names only {sorted(branches)[:8]} (source {source!r})",
-                                 block=block.id, key="branch", value=name,
-                                 evidence={"branches": sorted(branches)[:32], "remotes": sorted(remotes),
-                                           "source": source, "change": "branch_not_named"})
+            handles = list(dict.fromkeys(block.provenance))
+            if diff_of.keys().isdisjoint(handles) and not git_words:
+                continue
+            diffs = [(h, diff_of[h]) for h in handles if h in diff_of]
+            facts = [(h, f) for h in handles if (f := source_facts(h)) is not None]
+            text: str | None = None
+            if diffs:
+                text = data.decode("utf-8", "replace")
+                self._refuse_diff_direction(block.id, text, facts, diffs)
+            if not git_words:
+                continue
+            # (the branches a summary names in git's places first: most name none, and no source is read)
+            text = data.decode("utf-8", "replace") if text is None else text
+            named = _branch_candidates(text)
+            if not named:
+                continue
+            refs = [(h, _refs_of(f)) for h, f in facts]
+            branches = frozenset().union(*(b for _, (b, _) in refs))
+            if not branches:
+                continue  # (no git output to ground a branch by: the words are no facts)
+            remotes = frozenset().union(*(r for _, (_, r) in refs))
+            reported = {v.value for v in self.violations if v.invariant == "I1" and v.block == block.id}
+            for name, sentence in named:
+                if name in reported or not _branch_not_named(name, branches, remotes):
+                    continue
+                source = next(h for h, (b, _) in refs if b)
+                self.violate("I1", f"block {block.id!r} names branch {name!r} ({sentence[:200]!r}), but its "
+                             f"sources' git output names only {sorted(branches)[:8]} (source {source!r})",
+                             block=block.id, key="branch", value=name,
+                             evidence={"branches": sorted(branches)[:32], "remotes": sorted(remotes),
+                                       "source": source, "change": "branch_not_named"})
+                break
 
-    def _refuse_diff_direction(self, block_id: str, text: str, handles: list[str],
-                               reads: list[tuple[str, _DiffRead]], sides: list[_DiffSides]) -> None:
+    def _refuse_diff_direction(self, block_id: str, text: str, facts: list[tuple[str, _Facts]],
+                               diffs: list[tuple[str, _DiffSides]]) -> None:
+        sides = [diff for _, diff in diffs]
         found = _diff_direction_refusals(text, sides)
         if not found:
             return
-        source_facts = self.gate.source_facts
-        diff_handles = {h for h, read in reads if read.diff is not None}
+        diff_handles = {h for h, _ in diffs}
         others: list[str] | None = None
         for value, side, clause in found:
             # (a value another line or another source holds as it is told is no diff's alone)
@@ -4876,11 +4914,11 @@ class _Check:
                 continue
             if others is None:
                 others = [" " + " ".join(_diff_tokens(f.table.data.decode("utf-8", "replace"))) + " "
-                          for h in handles if h not in diff_handles and (f := source_facts(h)) is not None]
+                          for h, f in facts if h not in diff_handles]
             if _diff_value_elsewhere(value, others):
                 continue
-            source = next(h for h, read in reads if read.diff is not None and any(
-                " " + value + " " in " " + " ".join(line) + " " for line in read.diff.lines))
+            source = next(h for h, diff in diffs if any(
+                " " + value + " " in " " + " ".join(line) + " " for line in diff.lines))
             written = re.search(r"\s*".join(map(re.escape, value.split(" "))), clause, re.IGNORECASE)
             value = written.group() if written else value
             told = ("the current one, but only the diff's removed lines hold it" if side == 0 else
@@ -23903,8 +23941,6 @@ _OUTCOME_NAMES = frozenset(_outcome_word(w.decode()).encode() for w in _OUTCOME_
 
 # -- a diff's direction and branch names in summaries (_Check._check_diff_direction) ----------------
 
-# a source is read as a diff when it holds a hunk header, a file header pair, or an apply_patch file
-_DIFF_SIGNS = (b"\n@@ ", b"\n+++ ", b"*** Update File", b"*** Add File")
 _DIFF_START = re.compile(r"^(?:@@|\*\*\* (?:Update|Add|Delete) File)")
 _DIFF_FILE_HEADER = re.compile(r"^(?:--- |\+\+\+ |diff --git |index [0-9a-f]|\*\*\* (?:Begin|End) Patch)")
 # a summary's token: a word or number with its dots (`1.26.0`, `config.yaml`), or one sign
@@ -23934,6 +23970,9 @@ _DIFF_POSTINGS = 64  # (the lines one anchor is compared with; a token in more i
 _DIFF_WINDOW = 24  # (tokens a window reaches each way)
 
 
+_DIFF_SOURCES_KEPT = 1 << 20  # (handles known to hold no hunk, a store; past it the set starts again)
+
+
 class _DiffSides(NamedTuple):
     lines: list[list[str]]  # the changed lines' tokens (lower case)
     sides: list[int]  # 0 removed, 1 added in place of removed lines, 2 added alone
@@ -23942,33 +23981,29 @@ class _DiffSides(NamedTuple):
     removed: frozenset[str]  # the removed lines as written, for a summary quoting the diff
 
 
-class _DiffRead(NamedTuple):
-    diff: _DiffSides | None
-    branches: frozenset[str]  # branch and ref names the source's git output names (lower case)
-    remotes: frozenset[str]
+# store -> (the handles read and found holding no hunk, handle -> the hunks of the others)
+_DIFF_SOURCES_SEEN: weakref.WeakKeyDictionary[Any, tuple[set[str], dict[str, _DiffSides]]] = weakref.WeakKeyDictionary()
 
 
 def _diff_tokens(text: str) -> list[str]:
     return _DIFF_TOKEN.findall(text.lower())
 
 
-def _diff_read(facts: _Facts) -> _DiffRead | None:
-    """What a source's diffs and git output say of direction and branches, read once a source
-    (cached on its facts); None when it holds neither."""
-    found = facts._diff_read
-    if found is not None:
-        return found or None  # type: ignore[return-value]
+def _diff_of(data: bytes) -> _DiffSides | tuple[()]:
+    """The changed lines of the hunks of a source's text (cached on its facts by the caller, who
+    looks for a hunk header's ``@@`` first: an apply_patch's ``*** Update File`` hunks have one
+    too); () when it holds none."""
+    return _diff_sides(data.decode("utf-8", "replace")) or ()
+
+
+def _refs_of(facts: _Facts) -> tuple[frozenset[str], frozenset[str]]:
+    """The branch names and remotes a source's git output names (:func:`_git_refs`); read only
+    for a summary naming a branch in a git position, not cached (most sources are read for it
+    at most once a check)."""
     data = facts.table.data
-    diff = None
-    if any(sign in data for sign in _DIFF_SIGNS) or data.startswith((b"@@", b"*** ")):
-        diff = _diff_sides(data.decode("utf-8", "replace"))
-    branches: frozenset[str] = frozenset()
-    remotes: frozenset[str] = frozenset()
     if any(sign in data for sign in _GIT_REF_SIGNS):
-        branches, remotes = _git_refs(data.decode("utf-8", "replace"))
-    read = _DiffRead(diff, branches, remotes) if diff is not None or branches else None
-    facts._diff_read = read or ()
-    return read
+        return _git_refs(data.decode("utf-8", "replace"))
+    return frozenset(), frozenset()
 
 
 def _diff_sides(text: str) -> _DiffSides | None:
@@ -24155,8 +24190,14 @@ _GIT_SUMMARY_READS = (
                r"(?:\s+\w+)?\s+onto)\s+(?:the\s+)?(?:branch\s+)?" + _GIT_SUMMARY_REF, re.IGNORECASE),
     re.compile(r"\bbranch\s+" + _GIT_SUMMARY_REF, re.IGNORECASE),
 )
+# the words a summary names a branch's place by, as written and capitalised (the summaries are
+# not lowered for them: lowering the summarize benchmark's 17 KB cost more than the search)
+_GIT_STEMS = tuple(chain.from_iterable((w, w.capitalize()) for w in (
+    b"push", b"branch", b"merged", b"checked out", b"switched", b"committed", b"rebased", b"commit on",
+    b"commits on")))
 _GIT_SENTENCE_WORDS = re.compile(r"\b(?:commit|push|merg|branch|check(?:ed)?\s*out|switch|rebas)\w*", re.IGNORECASE)
-_GIT_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?](?!\w)|\n|$)")
+# (a sentence: up to a stop that no word goes on from, "1.5" and "app.yaml" kept; linear)
+_GIT_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=\w))+")
 
 
 def _git_refs(text: str) -> tuple[frozenset[str], frozenset[str]]:
@@ -24182,9 +24223,9 @@ def _git_refs(text: str) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(names), frozenset(remotes)
 
 
-def _branch_refusals(text: str, branches: frozenset[str], remotes: frozenset[str]) -> list[tuple[str, str]]:
-    """The branch names a summary's ``text`` tells in a git position (pushed to, on, checked out,
-    merged into, the branch) that its sources' git output does not name: (name, sentence)."""
+def _branch_candidates(text: str) -> list[tuple[str, str]]:
+    """The names a summary's ``text`` tells in a git position (pushed to, on, checked out,
+    merged into, the branch), as (name, sentence)."""
     found: list[tuple[str, str]] = []
     for sentence in _GIT_SENTENCE.finditer(text):
         said = sentence.group()
@@ -24200,8 +24241,7 @@ def _branch_refusals(text: str, branches: frozenset[str], remotes: frozenset[str
                     name, branch_word = m.group(1), m.group(2)
                     head = said[m.start():m.start() + 12].lower()
                     if not (branch_word or "branch" in head):
-                        lowered = name.lower()
-                        if lowered not in _GIT_DEFAULT_BRANCHES:
+                        if name.lower() not in _GIT_DEFAULT_BRANCHES:
                             continue  # ("on the server", "to 5 retries": not a branch's place)
                         if head.startswith(("from", "to ")):
                             continue  # (from/to: a branch only where "branch" says so)
@@ -24210,15 +24250,20 @@ def _branch_refusals(text: str, branches: frozenset[str], remotes: frozenset[str
                     if k in (1, 4) and not (_git_ref_like(name) or name.lower() in _GIT_DEFAULT_BRANCHES):
                         continue  # ("pushed the fix to", "branch and pushed")
                 lowered = name.lower()
-                if lowered in _GIT_GENERIC_PLACES or lowered in remotes or lowered in branches:
-                    continue
-                if re.fullmatch(r"[0-9a-f]{7,40}", lowered):
-                    continue  # (a commit, not a branch)
-                tail = lowered.split("/", 1)
-                if len(tail) == 2 and tail[0] in remotes and tail[1] in branches:
-                    continue
+                if lowered in _GIT_GENERIC_PLACES or re.fullmatch(r"[0-9a-f]{7,40}", lowered):
+                    continue  # (a place that is no branch, or a commit)
                 found.append((name, said.strip()))
     return found
+
+
+def _branch_not_named(name: str, branches: frozenset[str], remotes: frozenset[str]) -> bool:
+    """Is a summary's branch ``name`` none the sources' git output names (nor a remote, nor a
+    remote's branch, ``origin/fix-backoff``)?"""
+    lowered = name.lower()
+    if lowered in remotes or lowered in branches:
+        return False
+    tail = lowered.split("/", 1)
+    return not (len(tail) == 2 and tail[0] in remotes and tail[1] in branches)
 
 
 def _git_ref_like(name: str) -> bool:
