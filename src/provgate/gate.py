@@ -23968,6 +23968,7 @@ _DIFF_CLAUSE_END = re.compile(r"[.;!?](?:\s|$)|\n|,\s|\band\b|\bbut\b|\bwhile\b"
 _DIFF_SCAN_TOKENS = 4096  # (a summary's tokens read; a longer one is read up to there)
 _DIFF_POSTINGS = 64  # (the lines one anchor is compared with; a token in more is read in its first ones)
 _DIFF_WINDOW = 24  # (tokens a window reaches each way)
+_DIFF_LOOKBACK = 48  # (tokens before a value read for its old word: each value's look is bounded)
 
 
 _DIFF_SOURCES_KEPT = 1 << 20  # (handles known to hold no hunk, a store; past it the set starts again)
@@ -24099,6 +24100,7 @@ def _diff_old_position(text_tokens: list[str], start: int, end: int, clause_star
                 or text_tokens[after + 1] == "been"):
             return True
     k = start - 1
+    clause_start = max(clause_start, start - _DIFF_LOOKBACK)
     if strong:
         while k >= clause_start and text_tokens[k] in _DIFF_SKIPPED and text_tokens[k] not in _DIFF_STRONG_OLD:
             k -= 1
