@@ -24,6 +24,9 @@ DIFF = ("$ git diff config/db.yaml\n--- a/config/db.yaml\n+++ b/config/db.yaml\n
 GIT = ("$ git commit -am 'Fix backoff exponent'\n[fix-backoff 9a8b7c6] Fix backoff exponent\n"
        " 1 file changed, 1 insertion(+), 1 deletion(-)\n$ git push origin fix-backoff\n"
        " * [new branch]      fix-backoff -> fix-backoff\n")
+PYPROJECT = ("diff --git a/pyproject.toml b/pyproject.toml\nindex 1a2b3c4..5d6e7f8 100644\n--- a/pyproject.toml\n"
+             "+++ b/pyproject.toml\n@@ -3,7 +3,7 @@\n name = \"app\"\n-version = \"1.2.3\"\n+version = \"1.2.4\"\n"
+             " dependencies = [\n-    \"requests==2.31.0\",\n+    \"requests==2.32.3\",\n     \"pydantic>=2\",\n ]\n")
 STATUS = "$ git status\nOn branch main\nYour branch is up to date with 'origin/main'.\n\nnothing to commit, working tree clean\n"
 
 
@@ -60,6 +63,10 @@ PAIRS = {
     "instead_of_reversed": ("backoff now returns BASE * 2 ** attempt instead of BASE * 2 ** (attempt - 1).",
                             "backoff now returns BASE * 2 ** (attempt - 1) instead of BASE * 2 ** attempt.", PATCH,
                             "BASE * 2 ** attempt"),
+    "version_bump_reversed": ("Bumped version from 1.2.4 to 1.2.3.", "Bumped version from 1.2.3 to 1.2.4.", PYPROJECT,
+                              "1.2.4"),
+    "pin_removed_told_current": ("pyproject.toml pins requests==2.31.0.", "pyproject.toml pins requests==2.32.3.",
+                                 PYPROJECT, "requests==2.31.0"),
 }
 
 
@@ -91,6 +98,8 @@ HONEST = [
     "Moved the db port off 6432 (now 5432).",
     "Updated config/db.yaml (lines 1-2): port 5432.",
     "```diff\n-port: 6432\n+port: 5432\n```",
+    "The hard-coded 6432 is gone; config/db.yaml uses 5432.",
+    "config/db.yaml no longer uses port 6432; it uses 5432.",
 ]
 
 

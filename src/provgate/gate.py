@@ -23951,7 +23951,7 @@ _DIFF_ANCHOR = re.compile(r"\d")
 _DIFF_OLD_WORDS = frozenset({"from", "was", "were", "previously", "formerly", "old", "older", "removed", "removes",
                              "remove", "removing", "replaced", "replaces", "replace", "replacing", "deleted",
                              "deletes", "dropped", "drops", "reverted", "instead", "rather", "prior", "before",
-                             "swapped", "used", "earlier", "original", "originally", "off", "away"})
+                             "swapped", "used", "earlier", "original", "originally", "off", "away", "longer"})
 # the words that end an old position: what follows them is the diff's new side
 _DIFF_NEW_WORDS = frozenset({"to", "now", "with", "into", "by", "becomes", "became", "currently", "sets",
                              "set", "returns", "is", "are", "new"})
@@ -24095,9 +24095,9 @@ def _diff_old_position(text_tokens: list[str], start: int, end: int, clause_star
             return True
         if following in ("became", "becomes", "become", "turned", "turns"):
             return True
-        if following in ("was", "were", "is", "got", "has", "had") and after + 1 < len(text_tokens) and (
+        if following in ("was", "were", "is", "are", "got", "has", "had") and after + 1 < len(text_tokens) and (
                 text_tokens[after + 1] in _DIFF_OLD_WORDS or _DIFF_CHANGE_VERBS.match(text_tokens[after + 1])
-                or text_tokens[after + 1] == "been"):
+                or text_tokens[after + 1] in ("been", "gone", "no")):
             return True
     k = start - 1
     clause_start = max(clause_start, start - _DIFF_LOOKBACK)
