@@ -173,3 +173,10 @@ def test_a_branch_git_status_names_grounds_it():
     assert_accepted(summarize("Working tree clean on main; nothing to commit.", s=STATUS))
     find(summarize("Working tree clean on branch develop; nothing to commit.", s=STATUS), "I1", key="branch",
          value="develop")
+
+
+def test_a_push_shown_without_its_command_names_its_branch():
+    # (an agent framework shows git push's output alone: its ref line names the branch)
+    pushed = "To github.com:org/app.git\n   9a8b7c6..1b2c3d4  fix-backoff -> fix-backoff\n"
+    assert_accepted(summarize("Pushed 1b2c3d4 to fix-backoff.", p=pushed))
+    find(summarize("Pushed 1b2c3d4 to main.", p=pushed), "I1", key="branch", value="main")

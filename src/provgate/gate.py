@@ -4837,31 +4837,36 @@ class _Check:
             return
         post_blocks = self.post.blocks
         source_facts = self.gate.source_facts
-        # (the git words looked for in the summaries joined, in one native call: most
-        # summaries name no branch, and their sources are then not read for refs)
-        git_words = True in marks_held(joined, _GIT_STEMS)
-        # each source the summaries derive from is looked at for a hunk once a store (its bytes
-        # never change under its handle): the handles seen are kept per store, and a check asks
-        # only for the new ones, by set difference (the summarize benchmark's ~200 sources, loaded
-        # and searched each check, cost 18 ms, and their 535 KB searched from the pre window
-        # 0.2-0.4 ms); "@" by memchr first: a hunk header of either form holds "@@"
+        # each source the summaries derive from is looked at once a store for a hunk and for git
+        # output (its bytes never change under its handle): the handles seen are kept per store,
+        # and a check reads only the new ones, by set difference (the summarize benchmark's ~200
+        # sources, loaded and searched each check, cost 18 ms, and their 535 KB searched from the
+        # pre window 0.2-0.4 ms); "@" by memchr first: a hunk header of either form holds "@@"
         known = _DIFF_SOURCES_SEEN.get(self.gate.store)
         if known is None:
-            known = _DIFF_SOURCES_SEEN[self.gate.store] = (set(), {})
-        plain, diff_of = known
-        wanted = set(chain.from_iterable(map(attrgetter("derived_from"), [post_blocks[j] for j in derived])))
-        for h in wanted - plain - diff_of.keys():
+            known = _DIFF_SOURCES_SEEN[self.gate.store] = (set(), {}, set())
+        seen, diff_of, git_sources = known
+        # (every derived block's sources, made once a window and asked by I4 too: a superset of
+        # the changed ones')
+        wanted = self.post.derived_union()
+        for h in wanted - seen:
             f = source_facts(h)
             if f is None:
                 continue  # (I3's: no source)
+            if len(seen) >= _DIFF_SOURCES_KEPT:
+                seen.clear()
+                diff_of.clear()
+                git_sources.clear()
+            seen.add(h)
             data_of = f.table.data
             diff = _diff_of(data_of) if b"@" in data_of and b"@@" in data_of else ()
             if diff:
                 diff_of[h] = diff
-            else:
-                if len(plain) >= _DIFF_SOURCES_KEPT:
-                    plain.clear()
-                plain.add(h)
+            if any(sign in data_of for sign in _GIT_REF_SIGNS) or (b" -> " in data_of and _GIT_PUSH_LINE.search(data_of)):
+                git_sources.add(h)
+        # (the git words looked for in the summaries joined, in one native call, only where a
+        # source shows git output: most summaries name no branch, and most sources no git)
+        git_words = not git_sources.isdisjoint(wanted) and True in marks_held(joined, _GIT_STEMS)
         diff_of = {h: diff_of[h] for h in diff_of.keys() & wanted}
         if not diff_of and not git_words:
             return
@@ -4883,7 +4888,7 @@ class _Check:
             named = _branch_candidates(text)
             if not named:
                 continue
-            refs = [(h, _refs_of(f)) for h, f in facts]
+            refs = [(h, _refs_of(f)) for h, f in facts if h in git_sources]
             branches = frozenset().union(*(b for _, (b, _) in refs))
             if not branches:
                 continue  # (no git output to ground a branch by: the words are no facts)
@@ -23971,7 +23976,7 @@ _DIFF_WINDOW = 24  # (tokens a window reaches each way)
 _DIFF_LOOKBACK = 48  # (tokens before a value read for its old word: each value's look is bounded)
 
 
-_DIFF_SOURCES_KEPT = 1 << 20  # (handles known to hold no hunk, a store; past it the set starts again)
+_DIFF_SOURCES_KEPT = 1 << 20  # (handles looked at, a store; past it the sets start again)
 
 
 class _DiffSides(NamedTuple):
@@ -23982,8 +23987,9 @@ class _DiffSides(NamedTuple):
     removed: frozenset[str]  # the removed lines as written, for a summary quoting the diff
 
 
-# store -> (the handles read and found holding no hunk, handle -> the hunks of the others)
-_DIFF_SOURCES_SEEN: weakref.WeakKeyDictionary[Any, tuple[set[str], dict[str, _DiffSides]]] = weakref.WeakKeyDictionary()
+# store -> (the handles looked at, handle -> the hunks of those holding one, the handles showing git output)
+_DIFF_SOURCES_SEEN: weakref.WeakKeyDictionary[Any, tuple[set[str], dict[str, _DiffSides], set[str]]] = (
+    weakref.WeakKeyDictionary())
 
 
 def _diff_tokens(text: str) -> list[str]:
@@ -24002,7 +24008,7 @@ def _refs_of(facts: _Facts) -> tuple[frozenset[str], frozenset[str]]:
     for a summary naming a branch in a git position, not cached (most sources are read for it
     at most once a check)."""
     data = facts.table.data
-    if any(sign in data for sign in _GIT_REF_SIGNS):
+    if any(sign in data for sign in _GIT_REF_SIGNS) or (b" -> " in data and _GIT_PUSH_LINE.search(data)):
         return _git_refs(data.decode("utf-8", "replace"))
     return frozenset(), frozenset()
 
@@ -24162,8 +24168,11 @@ def _diff_value_elsewhere(value: str, texts: Iterable[str]) -> bool:
 
 # -- branch names (the F07 branch part)
 
-_GIT_REF_SIGNS = (b"git push", b"On branch", b"git checkout", b"git switch", b"Switched to", b" -> ",
-                  b"Your branch", b"[new branch]")
+_GIT_REF_SIGNS = (b"git push", b"On branch", b"git checkout", b"git switch", b"Switched to", b"Your branch",
+                  b"[new branch]", b"set up to track")
+# a push's ref line ("   9a8b7c6..1b2c3d4  fix-backoff -> fix-backoff"): " -> " alone is in too many outputs
+_GIT_PUSH_LINE = re.compile(rb"^[ \t]*[*+=!-]?[ \t]*(?:\[[^\]\n]+\]|[0-9a-f]{7,40}\.\.\.?[0-9a-f]{7,40})[ \t]+\S+[ \t]+->[ \t]",
+                            re.MULTILINE)
 _GIT_REF_NAME = r"[\w./+:-]+"
 _GIT_REF_READS = (
     re.compile(r"\bgit push\b((?:[ \t]+-[\w-]+)*)[ \t]+([\w.-]+)(?:[ \t]+(" + _GIT_REF_NAME + "))?"),
