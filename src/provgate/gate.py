@@ -3795,6 +3795,7 @@ class _Check:
                 self._timed("I1", self._check_quoted_polarity)
                 self._timed("I1", self._check_outcome_claims)
                 self._timed("I1", self._check_found_claims_of_denied_quotes)
+                self._timed("I1", self._check_diff_direction)
                 self._timed("I1", self._check_units_grounded)
                 self._timed("I1", self._check_dates_times_said)
                 self._timed("I1", self._check_identifiers_repaired)
@@ -4909,6 +4910,122 @@ class _Check:
                                    "change": "outcome_reversed"})
             return True
         return False
+
+    def _check_diff_direction(self) -> None:
+        """A derived block tells a diff's values in its direction (red team 138, F07): a value
+        only the diff's removed lines hold is told only as the old one (``from X``, ``was X``,
+        ``X ->``, ``removed X``), and a value only the lines added in their place hold is not
+        told as the old one; "Changed backoff() from BASE * 2 ** (attempt - 1) to BASE * 2 **
+        attempt" and "config/db.yaml now sets port: 6432" of ``-port: 6432`` / ``+port: 5432``
+        were grounded by the removed line and accepted. And a branch it names where git puts
+        one (pushed to, on, checked out, merged into) is one its sources' git output names
+        ("pushed it to main" of ``git push origin fix-backoff``). The values compared are the
+        summary's longest runs of tokens around a digit-holding one that a changed line holds
+        (:func:`_diff_window`); read only for a derived block with a source holding a hunk
+        (looked for once a store and handle: :data:`_DIFF_SOURCES_SEEN`) or naming a branch in a
+        git place (:data:`_GIT_STEMS` first, over the summaries joined)."""
+        derived, datas, joined, _ = self._derived_joined()
+        if not derived:
+            return
+        post_blocks = self.post.blocks
+        source_facts = self.gate.source_facts
+        # each source the summaries derive from is looked at once a store for a hunk and for git
+        # output (its bytes never change under its handle): the handles seen are kept per store,
+        # and a check reads only the new ones, by set difference (the summarize benchmark's ~200
+        # sources, loaded and searched each check, cost 18 ms, and their 535 KB searched from the
+        # pre window 0.2-0.4 ms); "@" by memchr first: a hunk header of either form holds "@@"
+        known = _DIFF_SOURCES_SEEN.get(self.gate.store)
+        if known is None:
+            known = _DIFF_SOURCES_SEEN[self.gate.store] = (set(), {}, set())
+        seen, diff_of, git_sources = known
+        # (every derived block's sources, made once a window and asked by I4 too: a superset of
+        # the changed ones')
+        wanted = self.post.derived_union()
+        for h in wanted - seen:
+            f = source_facts(h)
+            if f is None:
+                continue  # (I3's: no source)
+            if len(seen) >= _DIFF_SOURCES_KEPT:
+                seen.clear()
+                diff_of.clear()
+                git_sources.clear()
+            seen.add(h)
+            data_of = f.table.data
+            diff = _diff_of(data_of) if b"@" in data_of and b"@@" in data_of else ()
+            if diff:
+                diff_of[h] = diff
+            if any(sign in data_of for sign in _GIT_REF_SIGNS) or (b" -> " in data_of and _GIT_PUSH_LINE.search(data_of)):
+                git_sources.add(h)
+        # (the git words looked for in the summaries joined, in one native call, only where a
+        # source shows git output: most summaries name no branch, and most sources no git)
+        git_words = not git_sources.isdisjoint(wanted) and True in marks_held(joined, _GIT_STEMS)
+        diff_of = {h: diff_of[h] for h in diff_of.keys() & wanted}
+        if not diff_of and not git_words:
+            return
+        for j, data in zip(derived, datas):
+            block = post_blocks[j]
+            handles = list(dict.fromkeys(block.provenance))
+            if diff_of.keys().isdisjoint(handles) and not git_words:
+                continue
+            diffs = [(h, diff_of[h]) for h in handles if h in diff_of]
+            facts = [(h, f) for h in handles if (f := source_facts(h)) is not None]
+            text: str | None = None
+            if diffs:
+                text = data.decode("utf-8", "replace")
+                self._refuse_diff_direction(block.id, text, facts, diffs)
+            if not git_words:
+                continue
+            # (the branches a summary names in git's places first: most name none, and no source is read)
+            text = data.decode("utf-8", "replace") if text is None else text
+            named = _branch_candidates(text)
+            if not named:
+                continue
+            refs = [(h, _refs_of(f)) for h, f in facts if h in git_sources]
+            branches = frozenset().union(*(b for _, (b, _) in refs))
+            if not branches:
+                continue  # (no git output to ground a branch by: the words are no facts)
+            remotes = frozenset().union(*(r for _, (_, r) in refs))
+            reported = {v.value for v in self.violations if v.invariant == "I1" and v.block == block.id}
+            for name, sentence in named:
+                if name in reported or not _branch_not_named(name, branches, remotes):
+                    continue
+                source = next(h for h, (b, _) in refs if b)
+                self.violate("I1", f"block {block.id!r} names branch {name!r} ({sentence[:200]!r}), but its "
+                             f"sources' git output names only {sorted(branches)[:8]} (source {source!r})",
+                             block=block.id, key="branch", value=name,
+                             evidence={"branches": sorted(branches)[:32], "remotes": sorted(remotes),
+                                       "source": source, "change": "branch_not_named"})
+                break
+
+    def _refuse_diff_direction(self, block_id: str, text: str, facts: list[tuple[str, _Facts]],
+                               diffs: list[tuple[str, _DiffSides]]) -> None:
+        sides = [diff for _, diff in diffs]
+        found = _diff_direction_refusals(text, sides)
+        if not found:
+            return
+        diff_handles = {h for h, _ in diffs}
+        others: list[str] | None = None
+        for value, side, clause in found:
+            # (a value another line or another source holds as it is told is no diff's alone)
+            if _diff_value_elsewhere(value, (d.neutral for d in sides)):
+                continue
+            if others is None:
+                others = [" " + " ".join(_diff_tokens(f.table.data.decode("utf-8", "replace"))) + " "
+                          for h, f in facts if h not in diff_handles]
+            if _diff_value_elsewhere(value, others):
+                continue
+            source = next(h for h, diff in diffs if any(
+                " " + value + " " in " " + " ".join(line) + " " for line in diff.lines))
+            written = re.search(r"\s*".join(map(re.escape, value.split(" "))), clause, re.IGNORECASE)
+            value = written.group() if written else value
+            told = ("the current one, but only the diff's removed lines hold it" if side == 0 else
+                    "the old one, but only the lines the diff added in place of removed ones hold it")
+            self.violate("I1", f"block {block_id!r} tells {value!r} ({clause[:200]!r}) as {told} "
+                         f"(source {source!r}): a diff's removed side is what was, its added side what is",
+                         block=block_id, key="diff", value=value,
+                         evidence={"source": source, "clause": clause[:200],
+                                   "change": "diff_removed_told_current" if side == 0 else "diff_added_told_old"})
+            return
 
     def _check_patch_claim(self, block_id: str, sentence: str, sources: list[tuple[str, _Outcomes]],
                            commands: frozenset[str]) -> None:
@@ -25048,3 +25165,341 @@ def _outcome_word_at(text: bytes, end: int) -> bytes | None:
 # the bytes after a figure its outcome word stands in (four blanks, "tests ", the longest word)
 _OUTCOME_REACH = 32
 _OUTCOME_NAMES = frozenset(_outcome_word(w.decode()).encode() for w in _OUTCOME_WORD_NAMES)
+
+
+# -- a diff's direction and branch names in summaries (_Check._check_diff_direction) ----------------
+
+_DIFF_START = re.compile(r"^(?:@@|\*\*\* (?:Update|Add|Delete) File)")
+_DIFF_FILE_HEADER = re.compile(r"^(?:--- |\+\+\+ |diff --git |index [0-9a-f]|\*\*\* (?:Begin|End) Patch)")
+# a summary's token: a word or number with its dots (`1.26.0`, `config.yaml`), or one sign
+_DIFF_TOKEN = re.compile(r"\w+(?:\.\w+)*|\*\*|->|=>|[^\s\w]")
+# a token a window is anchored on: it holds a digit (lower-case words are no facts, as in I1)
+_DIFF_ANCHOR = re.compile(r"\d")
+# the words after which, earlier in its clause, a value is told as what the diff took away
+_DIFF_OLD_WORDS = frozenset({"from", "was", "were", "previously", "formerly", "old", "older", "removed", "removes",
+                             "remove", "removing", "replaced", "replaces", "replace", "replacing", "deleted",
+                             "deletes", "dropped", "drops", "reverted", "instead", "rather", "prior", "before",
+                             "swapped", "used", "earlier", "original", "originally", "off", "away", "longer"})
+# the words that end an old position: what follows them is the diff's new side
+_DIFF_NEW_WORDS = frozenset({"to", "now", "with", "into", "by", "becomes", "became", "currently", "sets",
+                             "set", "returns", "is", "are", "new"})
+# the strong old words a value only the diff added may not follow right away (a narrower reading:
+# "was" also narrates the change, "the port was 5432 after the patch")
+_DIFF_STRONG_OLD = frozenset({"from", "was", "were", "previously", "formerly", "old", "instead", "rather",
+                              "replaced", "replaces", "replace", "removed", "original", "originally"})
+_DIFF_SKIPPED = frozenset({"`", "'", '"', "(", ":", "=", "the", "a", "an", "value", "values", "of", "line",
+                           "its", "it", "was", "previously", "been", "being"})
+_DIFF_ARROWS = frozenset({"->", "=>", "→", "⇒", "⟶"})
+_DIFF_CHANGE_VERBS = re.compile(r"\b(?:chang|updat|bump|mov|switch|rais|lower|increas|decreas|reduc|set|edit|"
+                                r"modif|tweak|adjust|flip|patch)\w*", re.IGNORECASE)
+_DIFF_CLAUSE_END = re.compile(r"[.;!?](?:\s|$)|\n|,\s|\band\b|\bbut\b|\bwhile\b")
+_DIFF_SCAN_TOKENS = 4096  # (a summary's tokens read; a longer one is read up to there)
+_DIFF_POSTINGS = 64  # (the lines one anchor is compared with; a token in more is read in its first ones)
+_DIFF_WINDOW = 24  # (tokens a window reaches each way)
+_DIFF_LOOKBACK = 48  # (tokens before a value read for its old word: each value's look is bounded)
+
+
+_DIFF_SOURCES_KEPT = 1 << 20  # (handles looked at, a store; past it the sets start again)
+
+
+class _DiffSides(NamedTuple):
+    lines: list[list[str]]  # the changed lines' tokens (lower case)
+    sides: list[int]  # 0 removed, 1 added in place of removed lines, 2 added alone
+    anchors: dict[str, list[tuple[int, int]]]  # a digit token -> (line, place) where it stands
+    neutral: str  # the source's other lines, tokens joined by blanks, each line between blanks
+    removed: frozenset[str]  # the removed lines as written, for a summary quoting the diff
+
+
+# store -> (the handles looked at, handle -> the hunks of those holding one, the handles showing git output)
+_DIFF_SOURCES_SEEN: weakref.WeakKeyDictionary[Any, tuple[set[str], dict[str, _DiffSides], set[str]]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _diff_tokens(text: str) -> list[str]:
+    return _DIFF_TOKEN.findall(text.lower())
+
+
+def _diff_of(data: bytes) -> _DiffSides | tuple[()]:
+    """The changed lines of the hunks of a source's text (cached on its facts by the caller, who
+    looks for a hunk header's ``@@`` first: an apply_patch's ``*** Update File`` hunks have one
+    too); () when it holds none."""
+    return _diff_sides(data.decode("utf-8", "replace")) or ()
+
+
+def _refs_of(facts: _Facts) -> tuple[frozenset[str], frozenset[str]]:
+    """The branch names and remotes a source's git output names (:func:`_git_refs`); read only
+    for a summary naming a branch in a git position, not cached (most sources are read for it
+    at most once a check)."""
+    data = facts.table.data
+    if any(sign in data for sign in _GIT_REF_SIGNS) or (b" -> " in data and _GIT_PUSH_LINE.search(data)):
+        return _git_refs(data.decode("utf-8", "replace"))
+    return frozenset(), frozenset()
+
+
+def _diff_sides(text: str) -> _DiffSides | None:
+    """The removed and added lines of the hunks of ``text`` (unified or apply_patch), each line
+    read once; None when no hunk line is found."""
+    lines: list[list[str]] = []
+    sides: list[int] = []
+    anchors: dict[str, list[tuple[int, int]]] = {}
+    neutral: list[str] = []
+    removed: set[str] = set()
+    in_hunk = False
+    group_removed = False  # (the added lines follow removed ones of their group)
+    for line in text.splitlines():
+        if _DIFF_START.match(line):
+            in_hunk = True
+            group_removed = False
+            neutral.append(" " + " ".join(_diff_tokens(line)) + " ")
+            continue
+        marker = line[:1]
+        if in_hunk and marker in ("-", "+") and not _DIFF_FILE_HEADER.match(line):
+            tokens = _diff_tokens(line[1:])
+            if marker == "-":
+                side = 0
+                group_removed = True
+                removed.add(" ".join(tokens))
+            else:
+                side = 1 if group_removed else 2
+            k = len(lines)
+            lines.append(tokens)
+            sides.append(side)
+            for at, token in enumerate(tokens):
+                if _DIFF_ANCHOR.search(token):
+                    anchors.setdefault(token, []).append((k, at))
+            continue
+        if in_hunk and not (marker in (" ", "\\", "") or _DIFF_FILE_HEADER.match(line)):
+            in_hunk = False
+        group_removed = False
+        neutral.append(" " + " ".join(_diff_tokens(line)) + " ")
+    if not lines:
+        return None
+    return _DiffSides(lines, sides, anchors, "\n".join(neutral), frozenset(removed))
+
+
+def _diff_window(tokens: list[str], p: int, sides: list[_DiffSides]) -> tuple[int, int, int] | None:
+    """The longest run of the summary's ``tokens`` around its anchor ``p`` that a diff's changed
+    line holds, and which side holds it alone: (start, end, side: 0 removed, 1 added in place of
+    removed lines, 2 added alone); None when both sides hold runs as long, or none does."""
+    best = {0: (0, 0, 0), 1: (0, 0, 0), 2: (0, 0, 0)}  # side -> (length, start, end)
+    token = tokens[p]
+    n = len(tokens)
+    for diff in sides:
+        for k, at in diff.anchors.get(token, ())[:_DIFF_POSTINGS]:
+            line = diff.lines[k]
+            left = 0
+            while left < _DIFF_WINDOW and at - left > 0 and p - left > 0 and line[at - left - 1] == tokens[p - left - 1]:
+                left += 1
+            right = 0
+            while (right < _DIFF_WINDOW and at + right + 1 < len(line) and p + right + 1 < n
+                   and line[at + right + 1] == tokens[p + right + 1]):
+                right += 1
+            side = diff.sides[k]
+            length = left + right + 1
+            if length > best[side][0]:
+                best[side] = (length, p - left, p + right + 1)
+    removed, added = best[0], max(best[1], best[2])
+    if removed[0] > added[0]:
+        return removed[1], removed[2], 0
+    if added[0] > removed[0]:
+        side = 1 if best[1][0] >= best[2][0] else 2
+        return best[side][1], best[side][2], side
+    return None
+
+
+def _diff_old_position(text_tokens: list[str], start: int, end: int, clause_start: int, strong: bool,
+                       clause: str) -> bool:
+    """Is the window ``start:end`` of a summary's tokens told as what the diff took away: after an
+    old word of its clause with no new word between (``strong``: right after a strong old word,
+    signs and articles skipped), or before an arrow or a change verb's ``to``?"""
+    after = end
+    while after < len(text_tokens) and text_tokens[after] in ("`", "'", '"', ")"):
+        after += 1
+    if after < len(text_tokens):
+        following = text_tokens[after]
+        if following in _DIFF_ARROWS or (following == "-" and after + 1 < len(text_tokens)
+                                         and text_tokens[after + 1] == ">"):
+            return True
+        if following in ("to", "into") and _DIFF_CHANGE_VERBS.search(clause):
+            return True
+        if following in ("became", "becomes", "become", "turned", "turns"):
+            return True
+        if following in ("was", "were", "is", "are", "got", "has", "had") and after + 1 < len(text_tokens) and (
+                text_tokens[after + 1] in _DIFF_OLD_WORDS or _DIFF_CHANGE_VERBS.match(text_tokens[after + 1])
+                or text_tokens[after + 1] in ("been", "gone", "no")):
+            return True
+    k = start - 1
+    clause_start = max(clause_start, start - _DIFF_LOOKBACK)
+    if strong:
+        while k >= clause_start and text_tokens[k] in _DIFF_SKIPPED and text_tokens[k] not in _DIFF_STRONG_OLD:
+            k -= 1
+        return k >= clause_start and text_tokens[k] in _DIFF_STRONG_OLD
+    while k >= clause_start:
+        word = text_tokens[k]
+        if word == "to" and k > clause_start and text_tokens[k - 1] == "used":
+            return True  # ("it used to be 6432")
+        if word in _DIFF_NEW_WORDS:
+            return False
+        if word in _DIFF_OLD_WORDS:
+            return True
+        k -= 1
+    return False
+
+
+def _diff_direction_refusals(text: str, sides: list[_DiffSides]) -> list[tuple[str, int, str]]:
+    """The values of a summary's ``text`` told against the diffs' direction: (the value as the
+    summary writes it, 0 a removed value told as the current one / 1 an added value told as the
+    old one, the clause)."""
+    quoting = "\n+" in text or text.startswith("+")
+    removed_lines = frozenset().union(*(d.removed for d in sides)) if quoting else frozenset()
+    found: list[tuple[str, int, str]] = []
+    at = 0
+    for clause_line in text.splitlines():
+        if quoting and clause_line.startswith("-") and " ".join(_diff_tokens(clause_line[1:])) in removed_lines:
+            continue  # (the diff's removed line quoted with its marker)
+        cursor = 0
+        for m in _DIFF_CLAUSE_END.finditer(clause_line + "\n"):
+            clause = clause_line[cursor:m.end()]
+            cursor = m.end()
+            tokens = _diff_tokens(clause)
+            at += len(tokens)
+            if at > _DIFF_SCAN_TOKENS:
+                return found
+            covered = 0
+            for p, token in enumerate(tokens):
+                if p < covered or not _DIFF_ANCHOR.search(token):
+                    continue
+                window = _diff_window(tokens, p, sides)
+                if window is None:
+                    continue
+                start, end, side = window
+                covered = end
+                if side == 2:
+                    continue  # (a line only added has no old value to be mistaken for)
+                old = _diff_old_position(tokens, start, end, 0, side == 1, clause)
+                if (side == 0 and not old) or (side == 1 and old):
+                    found.append((" ".join(tokens[start:end]), side, clause.strip()))
+    return found
+
+
+def _diff_value_elsewhere(value: str, texts: Iterable[str]) -> bool:
+    """Does a window's run of tokens stand, whole, in one of ``texts`` (a neutral line, another
+    source)? Asked only before a refusal."""
+    needle = " " + value + " "
+    return any(needle in text for text in texts)
+
+
+# -- branch names (the F07 branch part)
+
+_GIT_REF_SIGNS = (b"git push", b"On branch", b"git checkout", b"git switch", b"Switched to", b"Your branch",
+                  b"[new branch]", b"set up to track")
+# a push's ref line ("   9a8b7c6..1b2c3d4  fix-backoff -> fix-backoff"): " -> " alone is in too many outputs
+_GIT_PUSH_LINE = re.compile(rb"^[ \t]*[*+=!-]?[ \t]*(?:\[[^\]\n]+\]|[0-9a-f]{7,40}\.\.\.?[0-9a-f]{7,40})[ \t]+\S+[ \t]+->[ \t]",
+                            re.MULTILINE)
+_GIT_REF_NAME = r"[\w./+:-]+"
+_GIT_REF_READS = (
+    re.compile(r"\bgit push\b((?:[ \t]+-[\w-]+)*)[ \t]+([\w.-]+)(?:[ \t]+(" + _GIT_REF_NAME + "))?"),
+    re.compile(r"\bOn branch (" + _GIT_REF_NAME + ")"),
+    re.compile(r"\bgit (?:checkout|switch)(?:[ \t]+-[bBcC])?[ \t]+([\w./+-]+)"),
+    re.compile(r"\bSwitched to (?:a new )?branch '([^'\n]+)'"),
+    re.compile(r"\bYour branch is [^'\n]*'([^'\n]+)'"),
+    re.compile(r"^\[(" + _GIT_REF_NAME + r")(?: \(root-commit\))? [0-9a-f]{7,40}\]", re.MULTILINE),
+    re.compile(r"^[ \t]*[*+=!-]?[ \t]*(?:\[[^\]\n]+\]|[0-9a-f]{7,40}\.\.\.?[0-9a-f]{7,40})[ \t]+(" + _GIT_REF_NAME
+               + r")[ \t]+->[ \t]+(" + _GIT_REF_NAME + ")", re.MULTILINE),
+    re.compile(r"\bbranch '([^'\n]+)' set up to track '([^'\n]+)'"),
+)
+# names a summary may push to that are no branch of the repository
+_GIT_GENERIC_PLACES = frozenset({"remote", "upstream", "origin", "github", "gitlab", "bitbucket", "server",
+                                 "repo", "repository", "it", "them", "the", "a", "head"})
+_GIT_DEFAULT_BRANCHES = frozenset({"main", "master", "trunk", "develop", "development", "dev", "staging",
+                                   "production", "prod", "release", "stable", "default"})
+_GIT_SUMMARY_REF = r"[`'\"]?([\w./-]*\w)[`'\"]?"
+_GIT_SUMMARY_READS = (
+    # (pushed [it] to [the] X [branch]) - "the X" is read only as "the X branch"
+    re.compile(r"\bpush(?:ed|es|ing)?\b(?:\s+[\w`'\"./-]+){0,3}?\s+to\s+(the\s+)?" + _GIT_SUMMARY_REF
+               + r"(\s+branch)?", re.IGNORECASE),
+    re.compile(r"\bpush(?:ed|es|ing)?\s+" + _GIT_SUMMARY_REF + r"\s+(?:to|up)\b", re.IGNORECASE),
+    re.compile(r"\b(?:on|to|into|onto|from)\s+(?:the\s+)?(?:branch\s+)?" + _GIT_SUMMARY_REF + r"(\s+branch)?", re.IGNORECASE),
+    re.compile(r"\b(?:checked\s+out|check\s+out|switched\s+to|switch\s+to|merged(?:\s+\w+)?\s+into|rebased"
+               r"(?:\s+\w+)?\s+onto)\s+(?:the\s+)?(?:branch\s+)?" + _GIT_SUMMARY_REF, re.IGNORECASE),
+    re.compile(r"\bbranch\s+" + _GIT_SUMMARY_REF, re.IGNORECASE),
+)
+# the words a summary names a branch's place by, as written and capitalised (the summaries are
+# not lowered for them: lowering the summarize benchmark's 17 KB cost more than the search)
+_GIT_STEMS = tuple(chain.from_iterable((w, w.capitalize()) for w in (
+    b"push", b"branch", b"merged", b"checked out", b"switched", b"committed", b"rebased", b"commit on",
+    b"commits on")))
+_GIT_SENTENCE_WORDS = re.compile(r"\b(?:commit|push|merg|branch|check(?:ed)?\s*out|switch|rebas)\w*", re.IGNORECASE)
+# (a sentence: up to a stop that no word goes on from, "1.5" and "app.yaml" kept; linear)
+_GIT_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=\w))+")
+
+
+def _git_refs(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The branch and ref names ``text``'s git commands and output name (and every tail after a
+    ``/``: ``origin/main`` names ``main``), and the remotes pushed to."""
+    names: set[str] = set()
+    remotes: set[str] = set()
+    for k, pattern in enumerate(_GIT_REF_READS):
+        for m in pattern.finditer(text):
+            groups = [g for g in m.groups() if g]
+            if k == 0:
+                groups = [g for g in m.groups()[1:] if g]
+                remotes.add(m.group(2).lower())
+                groups = groups[1:]
+            for group in groups:
+                for part in group.lstrip("+").split(":"):
+                    part = part.lower().removeprefix("refs/heads/").removeprefix("refs/remotes/")
+                    pieces = part.split("/")
+                    names.update("/".join(pieces[i:]) for i in range(len(pieces)) if pieces[i])
+                    if len(pieces) > 1:
+                        remotes.add(pieces[0])
+    names.discard("head")
+    return frozenset(names), frozenset(remotes)
+
+
+def _branch_candidates(text: str) -> list[tuple[str, str]]:
+    """The names a summary's ``text`` tells in a git position (pushed to, on, checked out,
+    merged into, the branch), as (name, sentence)."""
+    found: list[tuple[str, str]] = []
+    for sentence in _GIT_SENTENCE.finditer(text):
+        said = sentence.group()
+        if not _GIT_SENTENCE_WORDS.search(said):
+            continue
+        for k, pattern in enumerate(_GIT_SUMMARY_READS):
+            for m in pattern.finditer(said):
+                if k == 0:
+                    the, name, branch_word = m.group(1), m.group(2), m.group(3)
+                    if the and not branch_word:
+                        continue  # ("pushed it to the remote")
+                elif k == 2:
+                    name, branch_word = m.group(1), m.group(2)
+                    head = said[m.start():m.start() + 12].lower()
+                    if not (branch_word or "branch" in head):
+                        if name.lower() not in _GIT_DEFAULT_BRANCHES:
+                            continue  # ("on the server", "to 5 retries": not a branch's place)
+                        if head.startswith(("from", "to ")):
+                            continue  # (from/to: a branch only where "branch" says so)
+                else:
+                    name = m.group(1)
+                    if k in (1, 4) and not (_git_ref_like(name) or name.lower() in _GIT_DEFAULT_BRANCHES):
+                        continue  # ("pushed the fix to", "branch and pushed")
+                lowered = name.lower()
+                if lowered in _GIT_GENERIC_PLACES or re.fullmatch(r"[0-9a-f]{7,40}", lowered):
+                    continue  # (a place that is no branch, or a commit)
+                found.append((name, said.strip()))
+    return found
+
+
+def _branch_not_named(name: str, branches: frozenset[str], remotes: frozenset[str]) -> bool:
+    """Is a summary's branch ``name`` none the sources' git output names (nor a remote, nor a
+    remote's branch, ``origin/fix-backoff``)?"""
+    lowered = name.lower()
+    if lowered in remotes or lowered in branches:
+        return False
+    tail = lowered.split("/", 1)
+    return not (len(tail) == 2 and tail[0] in remotes and tail[1] in branches)
+
+
+def _git_ref_like(name: str) -> bool:
+    """Is a summary's word written as a ref is (a dash, a slash, an underscore or a digit in it)?"""
+    return any(c in name for c in "-/_") or any(c.isdigit() for c in name)

@@ -1,0 +1,182 @@
+"""A diff's direction and the branch git names, in summaries (red team 138, F07; docs/gate.md, I1
+"a diff's direction").
+
+Of an apply_patch ``-    return BASE * 2 ** attempt`` / ``+    return BASE * 2 ** (attempt - 1)``
+and a git diff ``-port: 6432`` / ``+port: 5432``, summaries telling the removed side as the
+current state, or the change reversed, were grounded by the removed line and accepted; so was
+"pushed it to main" of ``git push origin fix-backoff``. Each lie has an honest twin that stays
+accepted."""
+
+from __future__ import annotations
+
+import pytest
+from gate_helpers import assert_accepted, find, store_with, summary, tool
+
+from provgate.gate import Gate
+
+PATCH = ("$ apply_patch src/app/retry.py\n@@ -5,2 +5,2 @@\n def backoff(attempt):\n"
+         "-    return BASE * 2 ** attempt\n+    return BASE * 2 ** (attempt - 1)\nPatch applied.\n")
+V4A_PATCH = ("*** Begin Patch\n*** Update File: src/app/retry.py\n@@ def backoff(attempt):\n"
+             "-    return BASE * 2 ** attempt\n+    return BASE * 2 ** (attempt - 1)\n*** End Patch\n"
+             "Success. Updated the following files:\nM src/app/retry.py\n")
+DIFF = ("$ git diff config/db.yaml\n--- a/config/db.yaml\n+++ b/config/db.yaml\n@@ -1,2 +1,2 @@\n"
+        "-port: 6432\n+port: 5432\n host: db.internal\n")
+GIT = ("$ git commit -am 'Fix backoff exponent'\n[fix-backoff 9a8b7c6] Fix backoff exponent\n"
+       " 1 file changed, 1 insertion(+), 1 deletion(-)\n$ git push origin fix-backoff\n"
+       " * [new branch]      fix-backoff -> fix-backoff\n")
+PYPROJECT = ("diff --git a/pyproject.toml b/pyproject.toml\nindex 1a2b3c4..5d6e7f8 100644\n--- a/pyproject.toml\n"
+             "+++ b/pyproject.toml\n@@ -3,7 +3,7 @@\n name = \"app\"\n-version = \"1.2.3\"\n+version = \"1.2.4\"\n"
+             " dependencies = [\n-    \"requests==2.31.0\",\n+    \"requests==2.32.3\",\n     \"pydantic>=2\",\n ]\n")
+STATUS = "$ git status\nOn branch main\nYour branch is up to date with 'origin/main'.\n\nnothing to commit, working tree clean\n"
+
+
+def summarize(text: str, **sources: str):
+    reads = [tool(f"t{k}", f"tool:{h}", t) for k, (h, t) in enumerate(sources.items())]
+    store = store_with({f"tool:{h}": t for h, t in sources.items()})
+    return Gate(store).check(reads, [summary("s", text, [f"tool:{h}" for h in sources])], operator="summarize")
+
+
+# (lie, honest twin, the diff, the value refused)
+PAIRS = {
+    "from_to_reversed": ("config/db.yaml: port changed from 5432 to 6432.",
+                         "config/db.yaml: port changed from 6432 to 5432.", DIFF, "5432"),
+    "now_sets_removed": ("config/db.yaml now sets port: 6432.", "config/db.yaml now sets port: 5432.", DIFF,
+                         "port: 6432"),
+    "is_now_removed": ("The port is now 6432.", "The port is now 5432.", DIFF, "6432"),
+    "present_tense_removed": ("config/db.yaml sets port: 6432.", "config/db.yaml sets port: 5432.", DIFF,
+                              "port: 6432"),
+    "was_added": ("Port is now 6432 (was 5432).", "Port is now 5432 (was 6432).", DIFF, "6432"),
+    "arrow_reversed": ("config/db.yaml: port 5432 -> 6432.", "config/db.yaml: port 6432 -> 5432.", DIFF, "5432"),
+    "unicode_arrow_reversed": ("port `5432` → `6432`", "port `6432` → `5432`", DIFF, "5432"),
+    "changed_x_to_y_reversed": ("Changed port 5432 to 6432 in config/db.yaml.",
+                                "Changed port 6432 to 5432 in config/db.yaml.", DIFF, "5432"),
+    "old_value_added": ("The old value 5432 was replaced.", "The old value 6432 was replaced.", DIFF, "5432"),
+    "expression_reversed": ("Changed backoff() from BASE * 2 ** (attempt - 1) to BASE * 2 ** attempt.",
+                            "Changed backoff() from BASE * 2 ** attempt to BASE * 2 ** (attempt - 1).", PATCH,
+                            "BASE * 2 ** (attempt - 1)"),
+    "now_returns_removed": ("Patched src/app/retry.py: backoff now returns BASE * 2 ** attempt.",
+                            "Patched src/app/retry.py: backoff now returns BASE * 2 ** (attempt - 1).", PATCH,
+                            "BASE * 2 ** attempt"),
+    "v4a_now_returns_removed": ("backoff() now returns `BASE * 2 ** attempt`.",
+                                "backoff() now returns `BASE * 2 ** (attempt - 1)`.", V4A_PATCH,
+                                "BASE * 2 ** attempt"),
+    "instead_of_reversed": ("backoff now returns BASE * 2 ** attempt instead of BASE * 2 ** (attempt - 1).",
+                            "backoff now returns BASE * 2 ** (attempt - 1) instead of BASE * 2 ** attempt.", PATCH,
+                            "BASE * 2 ** attempt"),
+    "version_bump_reversed": ("Bumped version from 1.2.4 to 1.2.3.", "Bumped version from 1.2.3 to 1.2.4.", PYPROJECT,
+                              "1.2.4"),
+    "pin_removed_told_current": ("pyproject.toml pins requests==2.31.0.", "pyproject.toml pins requests==2.32.3.",
+                                 PYPROJECT, "requests==2.31.0"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PAIRS))
+def test_a_diff_told_in_its_direction_is_accepted(case):
+    _, honest, diff, _ = PAIRS[case]
+    assert_accepted(summarize(honest, d=diff))
+
+
+@pytest.mark.parametrize("case", sorted(PAIRS))
+def test_a_diff_told_against_its_direction_is_refused(case):
+    lie, _, diff, value = PAIRS[case]
+    found = find(summarize(lie, d=diff), "I1", block="s", key="diff", value=value)
+    assert found.evidence["source"] == "tool:d"
+    assert found.evidence["change"] in ("diff_removed_told_current", "diff_added_told_old")
+    assert "tool:d" in found.message and value in found.message
+
+
+HONEST = [
+    "the old value 6432 was replaced",
+    "config/db.yaml: port `6432` → `5432`.",
+    "6432 was replaced by 5432.",
+    "Replaced port: 6432 with port: 5432 in config/db.yaml.",
+    "Switched the database port to 5432; it used to be 6432.",
+    "The diff changes port: 6432 into port: 5432.",
+    "Port 5432 instead of 6432.",
+    "config/db.yaml sets port: 5432, previously 6432.",
+    "- config/db.yaml: port 6432 → 5432",
+    "Moved the db port off 6432 (now 5432).",
+    "Updated config/db.yaml (lines 1-2): port 5432.",
+    "```diff\n-port: 6432\n+port: 5432\n```",
+    "The hard-coded 6432 is gone; config/db.yaml uses 5432.",
+    "config/db.yaml no longer uses port 6432; it uses 5432.",
+]
+
+
+@pytest.mark.parametrize("text", HONEST)
+def test_honest_tellings_of_a_port_change_are_accepted(text):
+    assert_accepted(summarize(text, d=DIFF))
+
+
+@pytest.mark.parametrize("text", [
+    "Removed the line `return BASE * 2 ** attempt` and added `return BASE * 2 ** (attempt - 1)`.",
+    "Fixed backoff: `BASE * 2 ** attempt` became `BASE * 2 ** (attempt - 1)`.",
+    "Patched src/app/retry.py line 5: backoff returns BASE * 2 ** (attempt - 1).",
+])
+def test_honest_tellings_of_a_patch_are_accepted(text):
+    assert_accepted(summarize(text, e=PATCH))
+
+
+def test_a_removed_value_another_source_still_holds_is_no_diffs_alone():
+    # (the replica's config keeps 6432: a value another source holds is not the diff's removed side only)
+    replica = "$ cat config/replica.yaml\nport: 6432\n"
+    assert_accepted(summarize("config/replica.yaml sets port: 6432; config/db.yaml now sets port: 5432.",
+                              d=DIFF, r=replica))
+
+
+def test_a_value_only_added_may_follow_from_where_no_line_was_removed():
+    added = "$ git diff\n--- a/app.yaml\n+++ b/app.yaml\n@@ -1,1 +1,2 @@\n host: db\n+timeout: 30\n"
+    assert_accepted(summarize("Added timeout: 30, up from the default.", d=added))
+
+
+def test_a_removed_value_kept_on_a_context_line_is_no_diffs_alone():
+    moved = ("$ git diff\n@@ -1,3 +1,3 @@\n-retries: 3\n+retries: 5\n replica_retries: 3\n")
+    assert_accepted(summarize("retries is now 5; replica_retries: 3.", d=moved))
+
+
+# -- branches named where git names one
+
+BRANCH_PAIRS = {
+    "pushed_to": ("Committed 9a8b7c6 and pushed it to main.", "Committed 9a8b7c6 and pushed it to fix-backoff.",
+                  "main"),
+    "committed_on": ("Committed 9a8b7c6 on main.", "Committed 9a8b7c6 on fix-backoff.", "main"),
+    "on_branch": ("Committed 9a8b7c6 on branch develop.", "Committed 9a8b7c6 on branch fix-backoff.", "develop"),
+    "merged_into": ("Merged fix-backoff into main.", "Pushed fix-backoff to origin.", "main"),
+    "the_x_branch": ("Pushed it to the main branch.", "Pushed it to the fix-backoff branch.", "main"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BRANCH_PAIRS))
+def test_a_branch_the_git_output_names_is_accepted(case):
+    assert_accepted(summarize(BRANCH_PAIRS[case][1], g=GIT))
+
+
+@pytest.mark.parametrize("case", sorted(BRANCH_PAIRS))
+def test_a_branch_the_git_output_does_not_name_is_refused(case):
+    lie, _, name = BRANCH_PAIRS[case]
+    found = find(summarize(lie, g=GIT), "I1", block="s", key="branch", value=name)
+    assert found.evidence["change"] == "branch_not_named"
+    assert "fix-backoff" in found.evidence["branches"]
+
+
+@pytest.mark.parametrize("text", [
+    "Pushed the branch to the remote.",
+    "Committed 9a8b7c6 on branch fix-backoff; pushed to origin/fix-backoff.",
+    "pushed fix-backoff to origin",
+    "Committed 9a8b7c6 (1 file changed) and pushed it.",
+])
+def test_honest_tellings_of_a_push_are_accepted(text):
+    assert_accepted(summarize(text, g=GIT))
+
+
+def test_a_branch_git_status_names_grounds_it():
+    assert_accepted(summarize("Working tree clean on main; nothing to commit.", s=STATUS))
+    find(summarize("Working tree clean on branch develop; nothing to commit.", s=STATUS), "I1", key="branch",
+         value="develop")
+
+
+def test_a_push_shown_without_its_command_names_its_branch():
+    # (an agent framework shows git push's output alone: its ref line names the branch)
+    pushed = "To github.com:org/app.git\n   9a8b7c6..1b2c3d4  fix-backoff -> fix-backoff\n"
+    assert_accepted(summarize("Pushed 1b2c3d4 to fix-backoff.", p=pushed))
+    find(summarize("Pushed 1b2c3d4 to main.", p=pushed), "I1", key="branch", value="main")
