@@ -14063,10 +14063,14 @@ def _ground_number_words_in_digits(tables: list[FactTable], sources: list[list[_
     one week" of "two weeks" was grounded by it."""
     keep = np.ones(owner.size, dtype=np.bool_)
     asked: dict[bytes, list[int]] = {}
-    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+    for t in np.unique(owner).tolist():
         table = tables[t]
-        if table.kind[r] == _KIND_NUMBER and (digits := CARDINAL_DIGITS.get(table.value_bytes(r))) is not None:
-            asked.setdefault(digits, []).append(n)
+        at = np.flatnonzero(owner == t)
+        at = at[table.kind[row[at]] == _KIND_NUMBER]
+        data = table.data
+        for n, a, b in zip(at.tolist(), table.start[row[at]].tolist(), table.end[row[at]].tolist()):
+            if (digits := _DIGITS_OF_CARDINAL.get(data[a:b])) is not None:
+                asked.setdefault(digits, []).append(n)
     if not asked:
         return owner, row
     wanted = fingerprint_values(list(asked))
@@ -14079,6 +14083,10 @@ def _ground_number_words_in_digits(tables: list[FactTable], sources: list[list[_
             if held[t]:
                 keep[n] = False
     return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+# a cardinal as a text writes it (lower case, or capitalised starting a sentence) -> its digits
+_DIGITS_OF_CARDINAL = CARDINAL_DIGITS | {w.capitalize(): d for w, d in CARDINAL_DIGITS.items()}
 
 
 def _holds_count(table: FactTable, hi: int, lo: int) -> bool:
