@@ -78,6 +78,12 @@ LIES = [
     # a digit of a name or a figure with a unit is no count to ground a word
     ("$ ruff check src\nsrc/app/retry.py:14:80: E501 line too long\n", "ruff: five errors.", "five"),
     ("Took 3s, 2 attempts\n", "It took three attempts.", "three"),
+    # a count the source does not state is held to it, capitalised as in lower case ("two
+    # versions" was refused before grammar v18, "Two versions:" starting a sentence accepted)
+    ("Use lodash@4.17.21 in prod and lodash@4.17.20 in dev.\n", "Two versions: lodash@4.17.21 and lodash@4.17.20.",
+     "two"),
+    ("Use lodash@4.17.21 in prod and lodash@4.17.20 in dev.\n", "There are two versions: lodash@4.17.21 and "
+     "lodash@4.17.20.", "two"),
     # nor is the number of an ordered list's item (SummEdits sales_email_4_17: "for one week" of
     # "two weeks", grounded by "1. Comprehensive EHR System")
     ("Offer: $480/month for two weeks.\n\n1. Comprehensive EHR System\n2. Telehealth\n",
