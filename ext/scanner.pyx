@@ -237,6 +237,14 @@ cdef enum:
 cdef uint64_t NW_LO[NW_SLOTS]
 cdef uint64_t NW_HI[NW_SLOTS]   # the 9th byte and the length; 0 marks an empty slot
 cdef uint16_t NW_PAIR[26 * 32]  # by first two letters: bit k set if a number word has k bytes
+# grammar v18: the value of a slot's word when it is a cardinal (the reference's CARDINALS),
+# 0xFF for an ordinal or a scale word (no number at a sentence start)
+cdef uint8_t NW_VALUE[NW_SLOTS]
+# (the tests check they are the reference's CARDINALS)
+CARDINALS = {w: v for v, w in enumerate(
+    b"zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    b"seventeen eighteen nineteen twenty".split())} | {
+    w: 10 * v for v, w in enumerate(b"twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)}
 
 
 cdef inline void pack_word(const byte_t* w, Py_ssize_t n, uint64_t* lo, uint64_t* hi) noexcept nogil:
@@ -261,6 +269,7 @@ cdef void _init_number_words() except *:
     for slot in range(NW_SLOTS):
         NW_LO[slot] = 0
         NW_HI[slot] = 0
+        NW_VALUE[slot] = 0xFF
     for slot in range(26 * 32):
         NW_PAIR[slot] = 0
     for word in sorted(NUMBER_WORDS):
@@ -273,6 +282,9 @@ cdef void _init_number_words() except *:
             slot = (slot + 1) & (NW_SLOTS - 1)
         NW_LO[slot] = lo
         NW_HI[slot] = hi
+        NW_VALUE[slot] = CARDINALS.get(word, 0xFF)
+    if not set(CARDINALS) <= NUMBER_WORDS:
+        raise AssertionError("every cardinal must be a number word")
 
 
 _init_number_words()
@@ -299,6 +311,60 @@ cdef inline bint is_number_word(const byte_t* d, Py_ssize_t p, Py_ssize_t e) noe
     if not ((NW_PAIR[c0 * 32 + c1] >> (n & 15)) & (n < 16)):
         return False
     return in_number_words(d + p, n)
+
+
+cdef int cardinal_value(const byte_t* w, Py_ssize_t n) noexcept nogil:
+    """The value of the cardinal w[:n], lower case or capitalised (``three``, ``Three``: 3,
+    grammar v18), else -1 (any other word, an ordinal or a scale word: ``first``, ``billion``)."""
+    cdef byte_t word[9]
+    cdef uint64_t lo, hi
+    cdef Py_ssize_t slot, k
+    if not 3 <= n <= 9:
+        return -1
+    for k in range(n):
+        word[k] = w[k]
+    if has(word[0], F_UPPER):
+        word[0] += 32
+    pack_word(word, n, &lo, &hi)
+    slot = nw_slot(lo, hi)
+    while NW_HI[slot] != 0:
+        if NW_LO[slot] == lo and NW_HI[slot] == hi:
+            return -1 if NW_VALUE[slot] == 0xFF else NW_VALUE[slot]
+        slot = (slot + 1) & (NW_SLOTS - 1)
+    return -1
+
+
+cdef bint is_cardinal(const byte_t* s, Py_ssize_t n) noexcept nogil:
+    """Is s[:n] a cardinal (the reference's CARDINAL_DIGITS, or a capitalised one): a cardinal
+    word, or a compound ``twenty-one`` whose unit word is lower case?"""
+    cdef int v, u
+    cdef Py_ssize_t k
+    if cardinal_value(s, n) >= 0:
+        return True
+    for k in range(5, 8):  # "forty" .. "seventy": the tens word, then "-"
+        if k + 4 <= n and s[k] == b'-':
+            v = cardinal_value(s, k)
+            u = cardinal_value(s + k + 1, n - k - 1) if has(s[k + 1], F_LOWER) else -1
+            if v >= 20 and v % 10 == 0 and 1 <= u <= 9:
+                return True
+    return False
+
+
+cdef Py_ssize_t compound_cardinal_end(const byte_t* d, Py_ssize_t n, Py_ssize_t p, Py_ssize_t e) noexcept nogil:
+    """The reference's _compound_cardinal_end: the end of ``twenty-one`` when the number word
+    d[p:e] is a tens word that "-" and a lower-case unit word one..nine follow, ending the
+    chain (no word byte, nor "-" or "." and a word byte, after it); else e."""
+    cdef int v = cardinal_value(d + p, e - p), u
+    cdef Py_ssize_t q
+    if v < 20 or v % 10 or e + 4 > n or d[e] != b'-' or not has(d[e + 1], F_LOWER):
+        return e
+    q = word_end(d, n, e + 1)
+    u = cardinal_value(d + e + 1, q - e - 1)
+    if not 1 <= u <= 9:
+        return e
+    if q + 1 < n and (d[q] == b'-' or d[q] == b'.') and has(d[q + 1], F_W):
+        return e
+    return q
 
 
 cdef bint in_number_words(const byte_t* w, Py_ssize_t n) noexcept nogil:
@@ -1630,7 +1696,10 @@ cdef inline int classify_shape(const byte_t* d, Py_ssize_t p, Shape* w) noexcept
         return K_NAME
     if w.two_uppers:
         return K_IDENTIFIER
-    return 0 if sentence_initial(d, p) else K_NAME
+    if sentence_initial(d, p):
+        # grammar v18: "Three tests fail." states a count as "3 tests fail" does
+        return K_NUMBER if cardinal_value(d + p, w.end - p) >= 0 else 0
+    return K_NAME
 
 
 cdef inline bint may_hold_separator(Cursor* cur, Py_ssize_t p) noexcept nogil:
@@ -1804,6 +1873,8 @@ cdef int word_token(const byte_t* d, Py_ssize_t n, Py_ssize_t p, byte_t prev, Sh
                 return emit(out, K_IDENTIFIER, p, e, V_RAW)
     next_p[0] = we
     kind = classify_shape(d, p, w)
+    if kind == K_NUMBER:
+        we = next_p[0] = compound_cardinal_end(d, n, p, we)
     if not kind:
         e = plain_word_fact(d, n, p, we, prev, pins)
         if e >= 0:
@@ -3361,6 +3432,11 @@ cdef Py_ssize_t normalize_number(const byte_t* s, Py_ssize_t n, byte_t* out) noe
     cdef Py_ssize_t m = 0, i = 0, body, j = 0
     cdef bint negative, hexlit, zero = True
     cdef int v
+    if n >= 3 and has(s[0], F_UPPER) and is_cardinal(s, n):
+        # grammar v18: a capitalised cardinal's value is the lower-case word ("Three": "three")
+        memcpy(out, s, n)
+        out[0] += 32
+        return n
     while j < n:
         # grammar v13: a non-ASCII decimal digit is the ASCII digit it is
         if s[j] >= 0xD9:

@@ -56,6 +56,7 @@ def test_number_words_agree():
         return
     native = importlib.import_module("provgate._ext.scanner")
     assert native.NUMBER_WORDS == _scanner_py.NUMBER_WORDS
+    assert {w: b"%d" % v for w, v in native.CARDINALS.items()} == _scanner_py.CARDINALS
     assert native.TITLES == _scanner_py.TITLES
     assert native.KIND_NAMES == _scanner_py.KIND_NAMES
 

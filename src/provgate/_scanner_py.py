@@ -139,6 +139,24 @@ NUMBER_WORDS = frozenset(
     b"first second third fourth fifth sixth seventh eighth ninth tenth".split()
 )
 
+# grammar v18 (red team 138 F06): a capitalised cardinal starting a sentence ("Five attempts are
+# made") is a number, as "five" is, no longer no fact at all; its value is the lower-case word, so
+# "Three" and "three" are one fact; "twenty-one" is one number. What digits a cardinal spells
+# (CARDINAL_DIGITS) is the gate's to ask: a summary's "three attempts" is grounded by a tool's
+# `attempts=3` there (docs/gate.md, I1). Ordinals and scale words ("First", "Billion") starting a
+# sentence stay no fact: "First, ..." starts many an honest sentence and is no count.
+_UNITS = b"zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen " \
+    b"seventeen eighteen nineteen twenty".split()
+_TENS = b"twenty thirty forty fifty sixty seventy eighty ninety".split()
+CARDINALS = {w: b"%d" % v for v, w in enumerate(_UNITS)} | {w: b"%d" % (10 * v) for v, w in enumerate(_TENS, 2)}
+# "twenty-one" .. "ninety-nine": a tens word, "-", a unit word one..nine (_compound_cardinal_end)
+_COMPOUND_UNIT = re.compile(rb"-(?:" + b"|".join(_UNITS[1:10]) + rb")(?![\-.]?[0-9A-Za-z_\x80-\xff])")
+_COMPOUNDS = {t + b"-" + u: b"%d" % (int(CARDINALS[t]) + i) for t in _TENS for i, u in enumerate(_UNITS[1:10], 1)}
+# a cardinal's value (lower case) -> its digits
+CARDINAL_DIGITS = CARDINALS | _COMPOUNDS
+# a capitalised cardinal (a number at a sentence start) -> its value, the lower-case word
+_CAPITALISED_CARDINALS = {w.capitalize(): w for w in CARDINAL_DIGITS}
+
 # a dot after one of these does not end a sentence: the name after "Mr. " is a name
 TITLES = frozenset(b"Mr Mrs Ms Dr Prof".split())
 MAX_TITLE_BYTES = 4
@@ -332,7 +350,12 @@ class _Out:
 
 def normalize_number(raw: bytes) -> bytes:
     """``1,000`` -> ``1000``; ``+5`` -> ``5``; ``-0``/``-0.0`` -> ``0``/``0.0``; hex literals
-    lower-cased. Everything else is kept as written (``3.10`` stays ``3.10``)."""
+    lower-cased; a capitalised cardinal lower-cased (``Three`` -> ``three``, ``Twenty-one`` ->
+    ``twenty-one``, grammar v18). Everything else is kept as written (``3.10`` stays ``3.10``,
+    ``three`` stays ``three``)."""
+    word = _CAPITALISED_CARDINALS.get(raw)
+    if word is not None:
+        return word
     v = raw.replace(b",", b"")
     if v[:1] == b"+":
         v = v[1:]
@@ -748,7 +771,23 @@ def _classify_word(data: bytes, p: int, end: int) -> int:
         return NAME  # an acronym: NASA, EEG, CEO (also at the start of a sentence)
     if uppers >= 2:
         return IDENTIFIER  # PascalCase / mixed case: FactTable, YouTube, McDonald, NaN
-    return 0 if _sentence_initial(data, p) else NAME  # a capitalised word
+    if _sentence_initial(data, p):
+        # grammar v18: "Three tests fail." states a count as "3 tests fail" does
+        return NUMBER if word.lower() in CARDINALS else 0
+    return NAME  # a capitalised word
+
+
+def _compound_cardinal_end(data: bytes, p: int, end: int) -> int:
+    """Where the number word ``data[p:end]`` ends when it is a tens word that "-" and a unit
+    word one..nine follow, ending the chain (grammar v18: ``twenty-one``, ``Forty-two``); else
+    ``end``. (A longer chain, ``twenty-one-year-old``, keeps its words apart, as before.)"""
+    if data[p:end].lower() not in _TENS_SET:
+        return end
+    m = _COMPOUND_UNIT.match(data, end)
+    return end if m is None else m.end()
+
+
+_TENS_SET = frozenset(_TENS)
 
 
 class _Pins:
@@ -1034,6 +1073,8 @@ def _token_spans(data: bytes, out: _Out, shortcut: bool = True) -> None:
                                 pins.value_kind)
                     p = e
                     continue
+            if kind == NUMBER:
+                end = _compound_cardinal_end(data, p, end)
             if kind:
                 vk = VALUE_NUMBER if kind == NUMBER else VALUE_RAW
                 out.add(kind, p, end, -1, -1, p, end, vk)

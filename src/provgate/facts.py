@@ -33,8 +33,9 @@ Value normalisation (before hashing, and in ``Span.value``)
 ------------------------------------------------------------
 - numbers: thousands separators removed (``1,000`` == ``1000``), a leading ``+`` removed,
   negative zero is zero (``-0``, ``-0.0`` == ``0``, ``0.0``), hex literals lower-cased
-  (``0xFF`` == ``0xff``); everything else as written (``3.10`` != ``3.1``, ``007`` != ``7``,
-  ``v2`` != ``2``, ``three`` != ``3``, ``30s`` != ``30 s``). ``NaN`` and ``inf`` are words.
+  (``0xFF`` == ``0xff``), a capitalised cardinal lower-cased (``Three`` == ``three``: grammar
+  v18); everything else as written (``3.10`` != ``3.1``, ``007`` != ``7``, ``v2`` != ``2``,
+  ``three`` != ``3``, ``30s`` != ``30 s``). ``NaN`` and ``inf`` are words.
 - digests and UUIDs: lower-cased.
 - an unquoted kv value: as the token it would be on its own (``retries=1,000`` has the
   value ``1000``); a quoted kv value: verbatim.
@@ -88,7 +89,7 @@ __all__ = [
 
 # Changes whenever the grammar, the normalisation or the fingerprint framing changes, so
 # cached fact tables keyed by (content digest, EXTRACTOR_VERSION) are never stale.
-EXTRACTOR_VERSION = 17
+EXTRACTOR_VERSION = 18
 
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 DEFAULT_MAX_SPANS = 4 * 1024 * 1024

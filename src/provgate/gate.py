@@ -87,7 +87,7 @@ from provgate._matching_py import RELAXED as _MODE_RELAXED
 from provgate._matching_py import _words_closed_at
 from provgate._quotations import asked_quotations, asks_outside_code_spans
 from provgate._scanner import fold_digits, span_values
-from provgate._scanner_py import _tilde_underline, normalize_value
+from provgate._scanner_py import CARDINAL_DIGITS, _tilde_underline, normalize_value
 from provgate._search import (
     SUMMARY_LEAD_DATE_TIME,
     SUMMARY_LEAD_RUN_OUTCOME,
@@ -129,6 +129,7 @@ from provgate.facts import (
     extract,
     extract_many,
     fingerprint_kv_keys,
+    fingerprint_values,
 )
 from provgate.fingerprints import EMPTY, FingerprintSet
 from provgate.handles import (
@@ -6316,6 +6317,7 @@ class _Check:
                   lambda o, r: _ground_quoted_facts(tables, sources, o, r),
                   lambda o, r: _ground_underscore_emphasis(tables, sources, o, r),
                   lambda o, r: _ground_units_respelled(tables, sources, o, r),
+                  lambda o, r: _ground_number_words_in_digits(tables, sources, o, r),
                   lambda o, r: _ground_dates_and_times(tables, sources, o, r),
                   lambda o, r: _ground_rounded(tables, sources, o, r) if (
                       self.edit.operator in LOSSY_OPERATORS) else (o, r),
@@ -6338,6 +6340,7 @@ class _Check:
                 table = tables[t]
                 out[t] = tuple(r for r in found if not (table.kind[r] == _KIND_NUMBER and (_pronoun_one(
                     table.data, int(table.start[r]), int(table.end[r])) or _unit_second(
+                    table.data, int(table.start[r]), int(table.end[r])) or _number_idiom(
                     table.data, int(table.start[r]), int(table.end[r])))) and not (
                     _placeholder(table, r) and (table.kind[r] != _KIND_KV or _key_said(table, r, [
                         texts[k] for k in groups[t]], said_keys))))
@@ -14805,6 +14808,60 @@ def _ground_underscore_emphasis(tables: list[FactTable], sources: list[list[_Fac
     return (owner, row) if keep.all() else (owner[keep], row[keep])
 
 
+def _ground_number_words_in_digits(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                                   row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a cardinal number word is grounded by its digits: a
+    value of one of its sources that is the number the word spells (red team 138, F06: "one file
+    changed" of ``1 file changed``, "makes three attempts" of ``attempts=3`` and "the other ten
+    pass" of ``10 passed`` were refused for a word no source held; ``Three``, ``twenty-one``:
+    grammar v18). One way only: a source's "four" grounds no summary's ``4`` (on SummEdits that
+    grounded the edited ``SARS-CoV-4`` by "four programs"), as before. Nor does the number of an
+    ordered list's item (``1. Comprehensive EHR System``), which counts nothing: SummEdits' "for
+    one week" of "two weeks" was grounded by it."""
+    keep = np.ones(owner.size, dtype=np.bool_)
+    asked: dict[bytes, list[int]] = {}
+    for t in np.unique(owner).tolist():
+        table = tables[t]
+        at = np.flatnonzero(owner == t)
+        at = at[table.kind[row[at]] == _KIND_NUMBER]
+        data = table.data
+        for n, a, b in zip(at.tolist(), table.start[row[at]].tolist(), table.end[row[at]].tolist()):
+            if (digits := _DIGITS_OF_CARDINAL.get(data[a:b])) is not None:
+                asked.setdefault(digits, []).append(n)
+    if not asked:
+        return owner, row
+    wanted = fingerprint_values(list(asked))
+    for (digits, found), (hi, lo) in zip(asked.items(), wanted.tolist()):
+        held: dict[int, bool] = {}  # (a block's sources asked once a value)
+        for n in found:
+            t = int(owner[n])
+            if t not in held:
+                held[t] = any(_holds_count(x.table, hi, lo) for x in sources[t])
+            if held[t]:
+                keep[n] = False
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+# a cardinal as a text writes it (lower case, or capitalised starting a sentence) -> its digits
+_DIGITS_OF_CARDINAL = CARDINAL_DIGITS | {w.capitalize(): d for w, d in CARDINAL_DIGITS.items()}
+
+
+def _holds_count(table: FactTable, hi: int, lo: int) -> bool:
+    """Does ``table`` hold the value of fingerprint ``(hi, lo)`` other than as the number of an
+    ordered list's item (a line's first token, then ``.`` or ``)`` and a blank)?"""
+    found = np.flatnonzero((table.fp_value[:, 0] == hi) & (table.fp_value[:, 1] == lo))
+    data = table.data
+    for r in found.tolist():
+        a, b = int(table.start[r]), int(table.end[r])
+        if not (table.kind[r] == _KIND_NUMBER and _LIST_ITEM_NUMBER.match(data, b)
+                and not data[data.rfind(b"\n", 0, a) + 1:a].strip()):
+            return True
+    return False
+
+
+_LIST_ITEM_NUMBER = re.compile(rb"[.)][ \t]")
+
+
 # markdown's emphasis by underscores, by the length of its run (_ground_underscore_emphasis): an
 # opener before a byte that is no blank, after none of a word; a closer after such a byte, before none
 _UNDERSCORE_OPENERS = {k: re.compile(rb"(?<![A-Za-z0-9_])" + b"_" * k + rb"(?=[^\s_])") for k in (1, 2)}
@@ -23115,6 +23172,32 @@ def _unit_second(data: bytes, start: int, end: int) -> bool:
     return before.endswith((b"/", b"per-")) or _FIGURE_THEN_BLANK.search(before) is not None or (
         before[-1:].isspace() and before.rstrip().lower().endswith(b"per")
         and not before.rstrip()[-4:-3].isalnum())
+
+
+# Idioms whose number word counts nothing (red team 138 F12, F06): "Fixed an off-by-one" was
+# refused for "one", a number no source held, and grammar v18 reads it as 1, grounded by any "1"
+# of a source or refused. Whole chains of words joined by "-", lower-cased; a count in a chain
+# ("a three-line fix", "a two-hour outage") stays the count it is.
+_NUMBER_IDIOMS = frozenset((b"off-by-one", b"one-off", b"one-offs", b"one-liner", b"one-liners", b"one-time",
+                            b"one-shot", b"one-to-one", b"one-on-one", b"all-in-one", b"one-size-fits-all"))
+_IDIOM_CHAIN_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-")
+_IDIOM_REACH = max(map(len, _NUMBER_IDIOMS))  # (no idiom is longer: the look-around is bounded)
+_ONE_ANOTHER = re.compile(rb"[ \t]+another\b", re.IGNORECASE)
+
+
+def _number_idiom(data: bytes, start: int, end: int) -> bool:
+    """Is the number word at ``data[start:end]`` part of an idiom that counts nothing: one of
+    :data:`_NUMBER_IDIOMS` (the whole chain of words and "-" around it), or "one another"?"""
+    if data[start:end].lower() != b"one":
+        return False
+    if _ONE_ANOTHER.match(data, end):
+        return True
+    lo, hi = start, end
+    while lo > 0 and start - lo <= _IDIOM_REACH and data[lo - 1] in _IDIOM_CHAIN_BYTES:
+        lo -= 1
+    while hi < len(data) and hi - end <= _IDIOM_REACH and data[hi] in _IDIOM_CHAIN_BYTES:
+        hi += 1
+    return data[lo:hi].strip(b"-").lower() in _NUMBER_IDIOMS
 
 
 def _cites(block: Block) -> bool:
