@@ -82,8 +82,8 @@ LIES = [
     # versions" was refused before grammar v18, "Two versions:" starting a sentence accepted)
     ("Use lodash@4.17.21 in prod and lodash@4.17.20 in dev.\n", "Two versions: lodash@4.17.21 and lodash@4.17.20.",
      "two"),
-    ("Use lodash@4.17.21 in prod and lodash@4.17.20 in dev.\n", "There are two versions: lodash@4.17.21 and "
-     "lodash@4.17.20.", "two"),
+    ("Use lodash@4.17.21 in prod and lodash@4.17.20 in dev.\n", ("There are two versions: lodash@4.17.21 and "
+                                                                 "lodash@4.17.20."), "two"),
     # nor is the number of an ordered list's item (SummEdits sales_email_4_17: "for one week" of
     # "two weeks", grounded by "1. Comprehensive EHR System")
     ("Offer: $480/month for two weeks.\n\n1. Comprehensive EHR System\n2. Telehealth\n",
