@@ -54,8 +54,8 @@ def test_a_turn_rewritten_into_a_pinned_text_is_no_longer_carried_as_unpinned(sa
     pin_text(g, RULE)
     became = turns(said)
     assert_accepted(g.check(w, became, operator="rewrite", commit=True))
-    assert g._sides[id(became)]._pins_memo is None  # (worked out whole in the next check)
     find(g.check(became, turns("Noted again.\n"), operator="rewrite"), "R", block="a")
+    assert g._sides[id(became)]._pins_memo is None  # (worked out whole, and held by its text alone)
     # honest: the pinned turn kept as it is, and flagged
     assert_accepted(g.check(became, Window([became.blocks[0], blk("a", "assistant", said, pinned=True)]),
                             operator="rewrite"))

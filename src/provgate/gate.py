@@ -908,9 +908,9 @@ class _Side:
         # changed since that answer was found: inherit)
         self._norm_memo: tuple[list[int], frozenset[str], list[int], tuple[int, ...]] | None = None
         # what the pins phase found of this window as a pre window (_PinsMemo), with the
-        # session's pins it was found under; carried to a window rewritten in place only where
-        # no block it changed can be pinned (_Check._pass_pins_on)
-        self._pins_memo: _PinsMemo | None = None
+        # positions whose texts changed since it was found, asked whether they can be pinned
+        # before it is taken (_Check._pins_still_hold; carried by _Check._pass_pins_on)
+        self._pins_memo: tuple[_PinsMemo, tuple[int, ...]] | None = None
 
     def is_of(self, window: Window) -> bool:
         # a dead window's address may be taken by another: the reference tells them apart
@@ -3608,6 +3608,7 @@ class _Check:
     _beyond_flags: tuple[list[str], frozenset[str], frozenset[str]] | None = None  # (pins_beyond_flags)
     _kept: tuple[list[tuple[int, int | None, str | None]], set[str], set[str]] | None = None  # (_pins_kept)
     _kept_norm_handles: set[str] | None = None  # (_kept_norms)
+    _pins_memo: _PinsMemo | None = None  # the pins phase's answer, taken or made (_take_up_held_pins)
     dropped_violations: int = 0
     _changed_cites: list[tuple[int, frozenset[str]]] | None = None  # (changed block, handles its markers cite)
     _pre_cites: tuple[dict[int, set[str]], dict[str, list[int]]] | None = None  # (_pre_citations)
@@ -3872,10 +3873,11 @@ class _Check:
         of the rounds. Run after the structure: it asks for post's flagged blocks, and the
         structure must find post's index unmade to share pre's (asked first, every edit in place
         took the general path)."""
-        memo = self.pre._pins_memo
-        if memo is not None and memo.holds_for(self):
+        memo = self._pins_still_hold()
+        if memo is not None:
             # the window's pins as the check before found them, under the same session pins (a
             # session's next edit: _pass_pins_on carried them here from the window it rewrote)
+            self._pins_memo = memo
             self._pinned_positions = list(memo.positions)
             self.respaced = set(memo.respaced)
             self._text_only = set()
@@ -3933,31 +3935,58 @@ class _Check:
         if flagged:
             matching.update(self.gate._normalised_text_handles(pre.texts, pre.digests.__getitem__, flagged))
         matching.discard(_BLANK_NORM)
-        pre._pins_memo = _PinsMemo(self, frozenset(matching))
+        self._pins_memo = _PinsMemo(self, frozenset(matching))
+        pre._pins_memo = (self._pins_memo, ())
+
+    def _pins_still_hold(self) -> _PinsMemo | None:
+        """The pre window's _PinsMemo, if it holds for this check: found under the session pins
+        this check judges with, and none of the blocks whose texts changed since (an edit in
+        place carried it: _pass_pins_on) can be pinned now. A block is pinned by its flag, a
+        legacy record's handle, a pinned text, or as a pinned handle's block or a turn whose
+        text is a pinned one re-rendered (pinned_positions); the flags and handles are those it
+        was found with (in place: the same metadata). A changed block that was held pinned,
+        that holds a pinned text now, or, one that can be a rendering, whose whitespace-
+        normalised text is a pinned one, has the window worked out whole. Vetted here, when a
+        check starts from the window, not when the edit that made it ends: most windows are
+        never a pre window (a standard rewrite changes 56 blocks)."""
+        pre = self.pre
+        entry = pre._pins_memo
+        if entry is None:
+            return None
+        memo, unvetted = entry
+        if not memo.holds_for(self):
+            return None
+        if unvetted:
+            pinned, keys, matching = memo.positions, memo.sticky.keys, memo.matching
+            digests, texts, blocks = pre.digests, pre.texts, pre.blocks
+            pinned_handles = memo.sticky.handles
+            flagged_handles = pre.pinned_handles()
+            norm = self.gate._normalised_text_handle
+            for j in unvetted:
+                d, b = digests[j], blocks[j]
+                if j in pinned or b.pinned or d[:16] in keys:
+                    pre._pins_memo = None
+                    return None
+                may_render = (not b.handles or b.role in _TURNS or not pinned_handles.isdisjoint(b.handles)
+                              or not flagged_handles.isdisjoint(b.handles))
+                if may_render and norm(d, texts[j]) in matching:
+                    pre._pins_memo = None
+                    return None
+            pre._pins_memo = (memo, ())
+        return memo
 
     def _pass_pins_on(self) -> None:
-        """Carry the pre window's _PinsMemo to the post window of this edit in place (the same
-        blocks but for the texts at ``differing``) when none of those blocks can be pinned
-        there: a block is pinned by its flag, a legacy record's handle, a pinned text, or a
-        pinned handle or turn whose text is a pinned one re-rendered (pinned_positions). The
-        flags and handles are the pre window's (in place: the same metadata); a changed text
-        that was held pinned, that is a pinned text now, or whose whitespace-normalised text is
-        a pinned one, leaves the post window to be worked out whole."""
-        memo = self.pre._pins_memo
+        """Hand the _PinsMemo this check took or made to the post window of this edit in place
+        (the same blocks but for the texts at ``differing``), to be vetted by the check that
+        starts from it (_pins_still_hold)."""
+        memo = self._pins_memo
         post = self.post
-        if memo is None or post._pins_memo is not None or not memo.holds_for(self):
+        if memo is None or post._pins_memo is not None:
             return
-        pinned = memo.positions
-        keys = memo.sticky.keys
-        digests, texts, blocks = post.digests, post.texts, post.blocks
-        norm = self.gate._normalised_text_handle
-        for j in self.differing:
-            d = digests[j]
-            if j in pinned or d[:16] in keys or norm(d, texts[j]) in memo.matching:
-                return
-            if blocks[j].pinned:
-                return  # (in place, as pre's flag: held pinned above; asked again for safety)
-        post._pins_memo = memo
+        if self.differing:
+            post._pins_memo = (memo, tuple(self.differing))
+        else:
+            post._pins_memo = (memo, ())
 
     def _later_rounds(self, handles: list[str], norms: frozenset[str], renderings: frozenset[str]
                       ) -> tuple[list[str], frozenset[str], frozenset[str]]:
