@@ -863,6 +863,7 @@ class _Side:
         "_names_ok_at",
         "_newest",
         "_norm_memo",
+        "_pins_memo",
         "_positions",
         "_read_texts",
         "_reads",
@@ -918,6 +919,10 @@ class _Side:
         # norms, the candidates whose normalised text is one of them, the positions whose texts
         # changed since that answer was found: inherit)
         self._norm_memo: tuple[list[int], frozenset[str], list[int], tuple[int, ...]] | None = None
+        # what the pins phase found of this window as a pre window (_PinsMemo), with the
+        # positions whose texts changed since it was found, asked whether they can be pinned
+        # before it is taken (_Check._pins_still_hold; carried by _Check._pass_pins_on)
+        self._pins_memo: tuple[_PinsMemo, tuple[int, ...]] | None = None
 
     def is_of(self, window: Window) -> bool:
         # a dead window's address may be taken by another: the reference tells them apart
@@ -1019,7 +1024,9 @@ class _Side:
             # the re-rendered pins found among the same candidates: the same, but at the
             # positions whose texts differ (Gate._respaced asks those again)
             candidates, norms, found, stale = other._norm_memo
-            self._norm_memo = (candidates, norms, found, (*stale, *differing))
+            # (each position once: while the pins phase is taken from _pins_memo, nothing asks
+            # this memo and clears it, and a session's every edit added its positions again)
+            self._norm_memo = (candidates, norms, found, tuple(dict.fromkeys((*stale, *differing))))
 
     def _counts_from(self, other: _Side, differing: list[int]) -> None:
         """:meth:`text_counts` (and :meth:`positions`' index, where no repeated text is
@@ -1457,6 +1464,35 @@ class _StickyPins:
         return _StickyPins(self.handles - handles, self.texts - handles, self.keys - keys)
 
 
+class _PinsMemo:
+    """What a check's pins phase found of its pre window (``_Check._take_up_held_pins``): the
+    blocks it holds pinned, those found re-rendered, and what its record pins beyond the flags,
+    with the session's pins it was found under (the objects themselves: the session replaces
+    them when they change, never changes them in place). Kept on the window's side only when
+    the phase pinned nothing new and every block it holds pinned is flagged or held by a legacy
+    record (no block held by its text alone, whose answer would read the post window too).
+    ``matching``: the normalised texts a block entering by its re-rendered text would have
+    (the session's and the flagged blocks'), asked of each block an edit in place changes."""
+
+    __slots__ = ("beyond", "legacy", "matching", "norms", "positions", "renderings", "respaced", "sticky")
+
+    def __init__(self, run: _Check, matching: frozenset[str]) -> None:
+        self.sticky = run.sticky
+        self.norms = run.pinned_norms
+        self.renderings = run.renderings
+        self.legacy = run.gate._legacy_pins
+        self.positions = tuple(run.pinned_positions())
+        self.respaced = frozenset(run.respaced)
+        handles, norms, renderings = run.pins_beyond_flags()
+        self.beyond = (tuple(handles), norms, renderings)
+        self.matching = matching
+
+    def holds_for(self, run: _Check) -> bool:
+        """Was this found under the pins ``run`` judges with?"""
+        return (self.sticky is run.sticky and self.norms is run.pinned_norms and self.renderings is run.renderings
+                and self.legacy is run.gate._legacy_pins)
+
+
 def _history_row(record: Mapping[str, Any], cycle: int, retention: float | None,
                  cumulative: float | None) -> CycleRecord:
     """The :attr:`Gate.history` row of a session's audit record (a resumed session, or a check
@@ -1608,7 +1644,13 @@ def _pin_normalised(text: str) -> str:
     a last line ending in CR and blanks, let compact() summarize a pinned turn away, red team
     46, F1), and with a fence's line ends, which a framework re-rendering its window re-renders
     as well (red team 44, F2). Nothing inside a line changes. One pass over the lines, no
-    pattern that backtracks (a run of 40,000 spaces cost a first check 3.7 s: red team 46, F2)."""
+    pattern that backtracks (a run of 40,000 spaces cost a first check 3.7 s: red team 46, F2).
+
+    A text no line of which but the last ends in a blank has only its last line's trailing
+    blanks and its opening and closing line breaks to lose: taken off by two C-level strips, as
+    the lines would (a next edit normalises its changed turn, whose lines cost a Python step each)."""
+    if " \n" not in text and "\t\n" not in text and "\r\n" not in text:
+        return text.rstrip(" \t\r").strip("\n")
     lines = [line.rstrip(" \t\r") for line in text.split("\n")]
     start, end = 0, len(lines)
     while start < end and not lines[start]:
@@ -3578,6 +3620,7 @@ class _Check:
     _beyond_flags: tuple[list[str], frozenset[str], frozenset[str]] | None = None  # (pins_beyond_flags)
     _kept: tuple[list[tuple[int, int | None, str | None]], set[str], set[str]] | None = None  # (_pins_kept)
     _kept_norm_handles: set[str] | None = None  # (_kept_norms)
+    _pins_memo: _PinsMemo | None = None  # the pins phase's answer, taken or made (_take_up_held_pins)
     dropped_violations: int = 0
     _changed_cites: list[tuple[int, frozenset[str]]] | None = None  # (changed block, handles its markers cite)
     _pre_cites: tuple[dict[int, set[str]], dict[str, list[int]]] | None = None  # (_pre_citations)
@@ -3845,9 +3888,21 @@ class _Check:
         of the rounds. Run after the structure: it asks for post's flagged blocks, and the
         structure must find post's index unmade to share pre's (asked first, every edit in place
         took the general path)."""
+        memo = self._pins_still_hold()
+        if memo is not None:
+            # the window's pins as the check before found them, under the same session pins (a
+            # session's next edit: _pass_pins_on carried them here from the window it rewrote)
+            self._pins_memo = memo
+            self._pinned_positions = list(memo.positions)
+            self.respaced = set(memo.respaced)
+            self._text_only = set()
+            handles, norms, renderings = memo.beyond
+            self._beyond_flags = (list(handles), norms, renderings)
+            return
         taken: dict[str, None] = {}
         taken_norms: frozenset[str] = frozenset()
         taken_renderings: frozenset[str] = frozenset()
+        first_round = True
         while True:
             handles, norms, renderings = self.pins_beyond_flags()
             taken.update(dict.fromkeys(handles))
@@ -3857,7 +3912,10 @@ class _Check:
             new_norms, new_renderings = norms - self.pinned_norms, renderings - self.renderings
             if not new_handles and not new_norms and not new_renderings:
                 self._beyond_flags = (list(taken), taken_norms, taken_renderings)
+                if first_round and not self._text_only:
+                    self._remember_pins()
                 return
+            first_round = False
             if self.gate._incremental_pins and self._pinned_positions is not None:
                 # the later rounds from what this one added, block by block (a round per block
                 # of a chain, each over the whole window, was quadratic: red team 78, F01); the
@@ -3882,6 +3940,68 @@ class _Check:
             self._free_with = {}
             self.respaced = set()
             self._text_only = set()
+
+    def _remember_pins(self) -> None:
+        """Keep the pins phase's answer on the pre window's side (_PinsMemo), for the next check
+        that starts from it, or from the window an edit in place makes of it (_pass_pins_on)."""
+        pre = self.pre
+        flagged = pre.pinned()
+        matching = set(self.pinned_norms)
+        if flagged:
+            matching.update(self.gate._normalised_text_handles(pre.texts, pre.digests.__getitem__, flagged))
+        matching.discard(_BLANK_NORM)
+        self._pins_memo = _PinsMemo(self, frozenset(matching))
+        pre._pins_memo = (self._pins_memo, ())
+
+    def _pins_still_hold(self) -> _PinsMemo | None:
+        """The pre window's _PinsMemo, if it holds for this check: found under the session pins
+        this check judges with, and none of the blocks whose texts changed since (an edit in
+        place carried it: _pass_pins_on) can be pinned now. A block is pinned by its flag, a
+        legacy record's handle, a pinned text, or as a pinned handle's block or a turn whose
+        text is a pinned one re-rendered (pinned_positions); the flags and handles are those it
+        was found with (in place: the same metadata). A changed block that was held pinned,
+        that holds a pinned text now, or, one that can be a rendering, whose whitespace-
+        normalised text is a pinned one, has the window worked out whole. Vetted here, when a
+        check starts from the window, not when the edit that made it ends: most windows are
+        never a pre window (a standard rewrite changes 56 blocks)."""
+        pre = self.pre
+        entry = pre._pins_memo
+        if entry is None:
+            return None
+        memo, unvetted = entry
+        if not memo.holds_for(self):
+            return None
+        if unvetted:
+            pinned, keys, matching = memo.positions, memo.sticky.keys, memo.matching
+            digests, texts, blocks = pre.digests, pre.texts, pre.blocks
+            pinned_handles = memo.sticky.handles
+            flagged_handles = pre.pinned_handles()
+            norm = self.gate._normalised_text_handle
+            for j in unvetted:
+                d, b = digests[j], blocks[j]
+                if j in pinned or b.pinned or d[:16] in keys:
+                    pre._pins_memo = None
+                    return None
+                may_render = (not b.handles or b.role in _TURNS or not pinned_handles.isdisjoint(b.handles)
+                              or not flagged_handles.isdisjoint(b.handles))
+                if may_render and norm(d, texts[j]) in matching:
+                    pre._pins_memo = None
+                    return None
+            pre._pins_memo = (memo, ())
+        return memo
+
+    def _pass_pins_on(self) -> None:
+        """Hand the _PinsMemo this check took or made to the post window of this edit in place
+        (the same blocks but for the texts at ``differing``), to be vetted by the check that
+        starts from it (_pins_still_hold)."""
+        memo = self._pins_memo
+        post = self.post
+        if memo is None or post._pins_memo is not None:
+            return
+        if self.differing:
+            post._pins_memo = (memo, tuple(self.differing))
+        else:
+            post._pins_memo = (memo, ())
 
     def _later_rounds(self, handles: list[str], norms: frozenset[str], renderings: frozenset[str]
                       ) -> tuple[list[str], frozenset[str], frozenset[str]]:
@@ -4241,6 +4361,7 @@ class _Check:
         it, and asks those of it as its pre window."""
         if self.in_place and self.post is not self.pre:
             self.post.inherit(self.pre, self.differing)
+            self._pass_pins_on()
 
     def _load_facts(self) -> None:
         gate = self.gate
