@@ -34,6 +34,11 @@ EDITS = {"prune": corpus.prune_edit, "rewrite": corpus.rewrite_edit,
          "summarize": corpus.summarize_edit, "drift": corpus.drift_edit}
 
 
+# how long a thread waits for the other to reach its switch point: a deadlock guard, not a
+# timing (every line of the check is traced, so a loaded machine takes seconds to get there)
+_SWITCH_WAIT = 120
+
+
 def _corpus_case(name: str, seed: int):
     w = corpus.make_window(20_000, seed=seed)
     d = EDITS[name](w, seed=seed)
@@ -829,16 +834,16 @@ def _interleaved_known_facts(gate: Gate, first: Edit, second: Edit) -> None:
         def local(frame, event, arg):
             if name == "a" and event == "line" and frame.f_lineno == store_at:
                 ev["a_before_store"].set()
-                ev["a_go"].wait(5)
+                ev["a_go"].wait(_SWITCH_WAIT)
             elif name == "a" and event == "line" and frame.f_lineno > store_at:
                 ev["a_stored"].set()  # (stored; now wait until the other thread has left)
-                ev["b_left"].wait(5)
+                ev["b_left"].wait(_SWITCH_WAIT)
             elif name == "b" and event == "line" and frame.f_lineno == store_at:
                 ev["b_before_store"].set()
-                ev["a_stored"].wait(5)
+                ev["a_stored"].wait(_SWITCH_WAIT)
             elif name == "b" and event == "return":
                 ev["b_left"].set()
-                ev["a_done"].wait(5)
+                ev["a_done"].wait(_SWITCH_WAIT)
             return local
         return lambda frame, event, arg: local if event == "call" and frame.f_code is code else None
 
@@ -854,9 +859,9 @@ def _interleaved_known_facts(gate: Gate, first: Edit, second: Edit) -> None:
     ta = threading.Thread(target=run, args=("a", first))
     tb = threading.Thread(target=run, args=("b", second))
     ta.start()
-    assert ev["a_before_store"].wait(5)
+    assert ev["a_before_store"].wait(_SWITCH_WAIT)
     tb.start()
-    assert ev["b_before_store"].wait(5)
+    assert ev["b_before_store"].wait(_SWITCH_WAIT)
     ev["a_go"].set()
     ta.join(10)
     tb.join(10)
