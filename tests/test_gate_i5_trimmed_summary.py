@@ -56,11 +56,12 @@ def _running_summary(steps: int) -> tuple[Gate, list[str], list[str]]:
     return Gate(store), lines, handles
 
 
-def _cut(gate: Gate, lines: list[str], handles: list[str], kept: list[str], keep: int):
+def _cut(gate: Gate, lines: list[str], handles: list[str], kept: list[str], keep: int, *, evict: bool = True,
+         derived_from: list[str] | None = None):
     pre = [{"id": "sum", "role": "summary", "text": "\n".join(lines), "derived": True, "derived_from": handles}]
     post = [{"id": "sum2", "role": "summary", "text": "\n".join(kept), "derived": True,
-             "derived_from": handles[-keep:]}]
-    return gate.check(pre, post, operator="summarize", evicted=handles[:-keep])
+             "derived_from": handles[-keep:] if derived_from is None else derived_from}]
+    return gate.check(pre, post, operator="summarize", evicted=handles[:-keep] if evict else [])
 
 
 @pytest.mark.parametrize(("steps", "keep"), [(30, 10), (12, 6), (8, 4), (30, 1), (7, 6)])
@@ -85,3 +86,10 @@ def test_a_cut_that_keeps_lines_out_of_order_is_weighed_as_before():
     kept = lines[-4:][::-1]
     verdict = _cut(gate, lines, handles, kept, 4)
     assert verdict.retention is not None and verdict.retention < 1.0
+
+
+def test_a_cut_that_drops_cited_lines_off_the_record_is_weighed_as_before():
+    # (red team 140, F07: the dropped steps' sources neither evicted nor left: the cut is no
+    # trim on the record, and the density rule weighs it, as it did before the trim rule)
+    gate, lines, handles = _running_summary(30)
+    find(_cut(gate, lines, handles, lines[-10:], 10, evict=False, derived_from=handles), "I5")

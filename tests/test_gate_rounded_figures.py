@@ -65,3 +65,25 @@ def test_a_lossless_rewrite_that_rounds_a_figure_is_refused():
 def test_an_ordinal_second_is_still_a_fact():
     # (only "second" right after a figure is its unit: "a second attempt" stays a count)
     find(_summarize("Retried 2 times in 3s.\n", "A second attempt ran in 3s.\n"), "I1", value="second")
+
+
+JOBS = ("job=3f2b1c9e-1a2b-4c3d-8e9f-0123456789ab status=failed duration=1328ms\n"
+        "job=7a7b7c7d-1111-4222-8333-444455556666 status=succeeded duration=412ms\n")
+
+
+def test_a_figure_on_a_line_naming_an_exact_value_is_not_rounded():
+    # (red team 140, F03: which job's latency a figure is, the re-pairing rule reads from the
+    # figure as written; rounded, two jobs' latencies swapped passed. Fail closed: rounded beside
+    # an exact value, even the right figure is refused, as before the rounding rule)
+    lie = ("Job 3f2b1c9e-1a2b-4c3d-8e9f-0123456789ab took ~0.4s; "
+           "job 7a7b7c7d-1111-4222-8333-444455556666 took ~1.3s.\n")
+    find(_summarize(JOBS, lie), "I1", value="0.4s")
+    assert_accepted(_summarize(JOBS, "The jobs took ~1.3s and ~0.4s.\n"))
+
+
+def test_many_figures_are_rounded_in_one_pass():
+    # (red team 140, F10: each figure was compared with every source figure; now looked up in
+    # the sorted sizes. 4,000 figures, each grounded)
+    source = "".join(f"step {i} took {1000 + (i * 37) % 9000}ms\n" for i in range(4000))
+    summary = " ".join(f"~{(1000 + (i * 37) % 9000) / 1000:.1f}s" for i in range(4000)) + "\n"
+    assert_accepted(_summarize(source, summary))

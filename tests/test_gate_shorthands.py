@@ -31,6 +31,7 @@ ISSUE = "$ gh issue view 57\nAdd retry backoff #57\nOpen\n"
     pytest.param(PYTEST, "test_retry_backoff fails at tests/test_retry.py L42.\n", id="path L42"),
     pytest.param(PYTEST, "test_retry_backoff fails at test_retry.py#L42.\n", id="base name#L42"),
     pytest.param(PYTEST, "The failing assert is at L42.\n", id="L42 alone"),
+    pytest.param(TWO_FILES, "The bad type in src/b.py is on L42.\n", id="L42 of the path before it on its line"),
     pytest.param(TSC, "TS2345 at src/api.ts:12:5.\n", id="tsc location as path:line:col"),
     pytest.param(TSC, "TS2304 at src/db.ts:40.\n", id="tsc location as path:line"),
     pytest.param(PYTEST, "1 failed, 11 passed in under a second.\n", id="under a second"),
@@ -48,6 +49,9 @@ def test_a_shorthand_of_what_the_sources_say_is_grounded(source, honest):
     pytest.param(TWO_FILES, "The missing return is at src/a.py#L42.\n", "L42", id="another file's line"),
     pytest.param(TWO_FILES, "The bad type is at L43.\n", "L43", id="a line no place has"),
     pytest.param(TWO_FILES, "See src/b.py#L42-L45.\n", "L45", id="a range past the places"),
+    # (the last path on the anchor's line binds it, not only one glued to it: red team 140, F08)
+    pytest.param(TWO_FILES, "The missing return in src/a.py is on L42.\n", "L42", id="another file's line, a path before"),
+    pytest.param(TWO_FILES, "src/a.py: missing return (L42).\n", "L42", id="another file's line, in brackets"),
     pytest.param(TSC, "TS2345 at src/api.ts:40:5.\n", "src/api.ts:40:5", id="another file's tsc line"),
     pytest.param(SLOW, "1 failed, 11 passed in under a second.\n", "second", id="under a second of 5.3s"),
     pytest.param(PYTEST, "1 failed, 11 passed in more than a second.\n", "second", id="more than a second of 0.84s"),

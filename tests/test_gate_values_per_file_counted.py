@@ -30,6 +30,12 @@ FORMS = [
                  "config/a.yaml: 8 workers; config/b.yaml: 4 workers.\n", "workers", "8", id="after a colon"),
     pytest.param("config/a.yaml runs 4 workers, config/b.yaml runs 8 workers.\n",
                  "config/a.yaml runs 8 workers, config/b.yaml runs 4 workers.\n", "workers", "8", id="after a verb"),
+    # (a count spelled out: red team 140, F05)
+    pytest.param("config/a.yaml (three retries) and config/b.yaml (five retries).\n",
+                 "config/a.yaml (five retries) and config/b.yaml (three retries).\n", "retries", "5", id="in words"),
+    pytest.param("config/a.yaml runs four workers, config/b.yaml runs eight workers.\n",
+                 "config/a.yaml runs eight workers, config/b.yaml runs four workers.\n", "workers", "8",
+                 id="in words after a verb"),
     pytest.param("- config/a.yaml: 3 retries, 4 workers\n- config/b.yaml: 5 retries, 8 workers\n",
                  "- config/a.yaml: 5 retries, 4 workers\n- config/b.yaml: 3 retries, 8 workers\n", "retries", "5",
                  id="list items"),

@@ -47,7 +47,6 @@ from collections import Counter
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
-from fractions import Fraction
 from itertools import accumulate, chain, compress, count, islice, repeat
 from operator import attrgetter, is_, is_not, itemgetter
 from types import MappingProxyType
@@ -10684,16 +10683,32 @@ class _Check:
         if not summaries:
             return out
         taken: set[int] = set()
+        evicted, _ = self._covering()
         for i in summaries:
             text = pre_blocks[i].text
             for j in agent_blocks:
                 kept = post_blocks[j].text
                 if j not in taken and kept and kept != text and kept.partition("\n")[0] in text and _some_lines_of(
-                        text, kept):
+                        text, kept) and self._cut_on_the_record(text, kept, evicted):
                     out[i] = j
                     taken.add(j)
                     break
         return out
+
+    def _cut_on_the_record(self, text: str, kept: str, evicted: Container[str]) -> bool:
+        """Does every line of ``text`` that ``kept`` drops cite only handles the edit evicts (a
+        line without a marker cites nothing)? A cut that drops a cited line while its source
+        stays is weighed by the density rule (red team 140, F07: a summary cut to its last line
+        with nothing evicted was owed only that line's markers)."""
+        wanted = {line for line in kept.splitlines() if line.strip()}
+        for line in text.splitlines():
+            if line in wanted or "[src:" not in line:
+                continue
+            for name in _MARKER_NAME.findall(line):
+                found = self._targets(name)
+                if not found or any(h not in evicted for h in found):
+                    return False
+        return True
 
     def _agent_derived(self) -> set[str]:
         """What the new or changed blocks of the agent derive from or carry, gathered once per
@@ -12741,8 +12756,10 @@ _TRACEBACK_FRAME = re.compile(rb'File "([^"\r\n]+)", line (\d+)')
 _PAREN_LOCATION = re.compile(rb"(?<![\w./\\-])([\w./\\-]*\w\.[A-Za-z0-9]{1,8})\((\d+),(\d+)\)")
 # a line anchor as GitHub writes it after a path, "#L42" or "#L42-L45", or alone, "L42"
 _LINE_ANCHOR = re.compile(rb"L(\d+)(?:-L(\d+))?")
-# the path a line anchor follows, glued by "#" or after a blank
-_PATH_BEFORE_ANCHOR = re.compile(rb"([^\s#`'\"(\[]+)(?:#|[ \t]+)\Z")
+# a path a summary writes on the line before a line anchor ("src/b.py", "test_retry.py"); the
+# paths of one line a line anchor is compared with
+_PATH_ON_LINE = re.compile(rb"(?<![\w./\\~-])[\w./\\~-]*\w\.[A-Za-z][A-Za-z0-9]{0,7}(?![\w.])")
+_PLACES_ASKED = 64
 
 
 def _ground_in_path_lines(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
@@ -12761,6 +12778,7 @@ def _ground_in_path_lines(tables: list[FactTable], sources: list[list[_Facts]], 
     # each block's sources' pieces and places as one pair of sets, made once a block (looking
     # each row up in every source was rows x sources: red team 99, F08)
     unions: dict[int, tuple[set[bytes], set[tuple[bytes, ...]]]] = {}
+    paths_at: dict[int, dict[bytes, list[bytes]]] = {}  # (a block's places: line -> the paths named with it)
     for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
         table = tables[t]
         kind = table.kind[r]
@@ -12777,12 +12795,20 @@ def _ground_in_path_lines(tables: list[FactTable], sources: list[list[_Facts]], 
         pieces, places = unions[t]
         if anchor is not None:
             # a line anchor, "tests/test_retry.py#L42" or "L42", of a place a source names: that
-            # line of the path before it, or of any path where none stands before it (red team
-            # 138, F05: the form GitHub links take, refused)
+            # line of the last path written before it on its line ("src/b.py: F401 at L12"), or
+            # of any path where none is (red team 138, F05: the form GitHub links take, refused;
+            # red team 140, F08: another file's line grounded "src/b.py ... L12")
+            at = paths_at.get(t)
+            if at is None:
+                at = paths_at[t] = {}
+                for place in places:
+                    if len(place) == 2:
+                        at.setdefault(place[1], []).append(place[0])
             start = int(table.start[r])
-            before = _PATH_BEFORE_ANCHOR.search(table.data, max(0, start - 256), start)
-            path = before.group(1).rstrip(b".,:;") if before is not None and b"." in before.group(1) else None
-            if all(any(line == place[1] and (path is None or _same_file(path, place[0])) for place in places)
+            line_start = table.data.rfind(b"\n", max(0, start - 256), start) + 1
+            named = _PATH_ON_LINE.findall(table.data, line_start or max(0, start - 256), start)
+            path = named[-1] if named else None
+            if all(line in at and (path is None or any(_same_file(path, p) for p in at[line][:_PLACES_ASKED]))
                    for line in anchor.groups() if line):
                 keep[n] = False
             continue
@@ -15576,17 +15602,27 @@ def _ground_rounded(tables: list[FactTable], sources: list[list[_Facts]], owner:
     figure with a unit of one measure (:data:`_UNIT_SCALES`: durations, sizes, percentages),
     converted to its unit, rounded to its own decimals, and off from it by no more than a tenth
     (``about 8 minutes`` of 456 s, 5%; no ``1 GB`` of 600 MB); never a zero, nor a whole 100%,
-    that a rounding makes of something else. The unit's own word after it (``MiB``, no name a
-    source writes) goes with it. Asked of a derived block only (the caller): a lossless rewrite
-    that rounds a figure changed it."""
+    that a rounding makes of something else, nor a figure on a line that names an exact value
+    (a digest, a UUID, ``#12``, ``PROJ-12``: which line of the source the figure is, the
+    re-pairing rule reads from the figure as written; red team 140, F03: two jobs' latencies
+    swapped and rounded passed). The unit's own word after it (``MiB``, no name a source
+    writes) goes with it. Asked of a derived block only (the caller): a lossless rewrite that
+    rounds a figure changed it. Each source's figures are sorted once by their size, and each
+    figure looks up the sizes that round to it (red team 140, F10: every figure against every
+    source figure was 48 s on 1 MB)."""
     keep = np.ones(owner.size, dtype=np.bool_)
-    said: dict[int, list[tuple[Fraction, Fraction, bytes]]] = {}  # per source: (value, scale, measure)
-    grounded_at: dict[int, list[tuple[int, bytes]]] = {}  # a table -> (end, unit) of each figure grounded
+    said: dict[int, _MeasuredFigures] = {}
+    grounded_at: dict[int, dict[int, bytes]] = {}  # a table -> the end of each figure grounded -> its unit
+    exact_lines: dict[int, list[tuple[int, int]]] = {}  # a table -> its lines that name an exact value
     for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
         table = tables[t]
         if table.kind[r] != _KIND_NUMBER or not sources[t]:
             continue
         start, end = int(table.start[r]), int(table.end[r])
+        if t not in exact_lines:
+            exact_lines[t] = _lines_naming_exact_values(table.data)
+        if exact_lines[t] and _on_lines(exact_lines[t], start):
+            continue
         if (table.data[start:end].lower() == b"second" and (
                 said_of := _A_SECOND.search(table.data, max(0, start - 24), start)) is not None
                 and (end == len(table.data) or table.data[end] in _CLAUSE_END_BYTES)):
@@ -15596,8 +15632,8 @@ def _ground_rounded(tables: list[FactTable], sources: list[list[_Facts]], owner:
             for facts in sources[t]:
                 figures = said.get(id(facts))
                 if figures is None:
-                    figures = said[id(facts)] = _measured_figures(facts.table.data)
-                if any(m == b"time" and low <= value * given < high for value, given, m in figures):
+                    figures = said[id(facts)] = _MeasuredFigures(facts.table.data)
+                if figures.any_within(b"time", low, high * (1 - 2e-9), lambda size: True):
                     keep[n] = False
                     break
             continue
@@ -15608,57 +15644,112 @@ def _ground_rounded(tables: list[FactTable], sources: list[list[_Facts]], owner:
         if unit not in _UNIT_SCALES:
             continue
         measure, scale = _UNIT_SCALES[unit]
-        stated = Fraction(figure.group(1).decode("ascii"))
+        stated = float(figure.group(1))
         if stated == 0 or (unit == b"%" and stated == 100):
             continue
-        places = len(figure.group(1).partition(b".")[2])
-        half = Fraction(1, 2 * 10**places)
+        half = 0.5 / 10 ** len(figure.group(1).partition(b".")[2])
+        size_of = scale
+
+        def rounds_to_it(size: float, stated: float = stated, size_of: float = size_of) -> bool:
+            value = size / size_of
+            return abs(value - stated) * 10 <= value * (1 + 1e-9)
+
         for facts in sources[t]:
             figures = said.get(id(facts))
             if figures is None:
-                figures = said[id(facts)] = _measured_figures(facts.table.data)
-            if any(m == measure and abs((v := value * given / scale) - stated) <= half
-                   and abs(v - stated) * 10 <= v for value, given, m in figures):
+                figures = said[id(facts)] = _MeasuredFigures(facts.table.data)
+            if figures.any_within(measure, (stated - half) * size_of, (stated + half) * size_of, rounds_to_it):
                 keep[n] = False
-                grounded_at.setdefault(t, []).append((int(table.end[r]), unit))
+                grounded_at.setdefault(t, {})[end] = unit
                 break
     if keep.all():
         return owner, row
     for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist()) if grounded_at else ()):
         # (the unit's word after a figure grounded here: "700 MiB" of a size in bytes)
-        if keep[n] and t in grounded_at and tables[t].kind[r] != _KIND_NUMBER:
+        if keep[n] and (ends := grounded_at.get(t)) is not None and tables[t].kind[r] != _KIND_NUMBER:
             table = tables[t]
             start, word = int(table.start[r]), table.data[int(table.start[r]):int(table.end[r])]
-            keep[n] = not any(0 < start - end <= 2 and not table.data[end:start].strip(b" \t")
-                              and _UNITS.get(_unit_spelling(word)) == unit for end, unit in grounded_at[t])
+            for end in (start - 1, start - 2):
+                if end in ends and not table.data[end:start].strip(b" \t") and _UNITS.get(
+                        _unit_spelling(word)) == ends[end]:
+                    keep[n] = False
+                    break
     return owner[keep], row[keep]
 
 
-def _measured_figures(text: bytes) -> list[tuple[Fraction, Fraction, bytes]]:
-    """Each figure of ``text`` written with a unit of :data:`_UNIT_SCALES`, as (its value, its
-    unit's scale, its measure): what :func:`_ground_rounded` rounds."""
+class _MeasuredFigures:
+    """The figures of a text written with a unit of :data:`_UNIT_SCALES`, by measure, as their
+    sizes in the measure's smallest unit, sorted: what :func:`_ground_rounded` rounds. Compared
+    as floats, a bound taken with a billionth to spare (a tie at a rounding's half either way)."""
+
+    __slots__ = ("_floats",)
+    _LOOKED_AT = 64  # (sizes looked at a figure: past them, not grounded; fail closed)
+
+    def __init__(self, text: bytes) -> None:
+        found: dict[bytes, set[float]] = {}
+        for number, units in _respelled_units(text).items():
+            if b"," in number:
+                continue  # (a decimal comma or a list, kept as written: no value to round)
+            for u in units:
+                if u in _UNIT_SCALES:
+                    measure, scale = _UNIT_SCALES[u]
+                    try:
+                        found.setdefault(measure, set()).add(float(number) * scale)
+                    except ValueError:
+                        continue
+        self._floats = {m: sorted(sizes) for m, sizes in found.items()}
+
+    def any_within(self, measure: bytes, low: float, high: float, wanted: Callable[[float], bool]) -> bool:
+        """Is one of the sizes of ``measure`` from ``low`` to ``high`` (a billionth to spare
+        either side) one that ``wanted`` takes?"""
+        floats = self._floats.get(measure)
+        if not floats:
+            return False
+        slack = 1e-9 * max(abs(low), abs(high))
+        k = bisect_left(floats, low - slack)
+        for size in islice(floats, k, k + self._LOOKED_AT):
+            if size > high + slack:
+                break
+            if wanted(size):
+                return True
+        return False
+
+
+def _lines_naming_exact_values(data: bytes) -> list[tuple[int, int]]:
+    """The (start, end) of each line of ``data`` that names an exact value: a digest (seven hex
+    digits or more, a letter and a digit among them), a UUID, ``#12``, ``PROJ-12``."""
     out = []
-    for number, units in _respelled_units(text).items():
-        if b"," in number:
-            continue  # (a decimal comma or a list, kept as written: no value to round)
-        try:
-            value = Fraction(number.decode("ascii"))
-        except (ValueError, ZeroDivisionError):
+    for m in _EXACT_VALUE.finditer(data):
+        token = m.group()
+        if token[:1] not in b"#" and b"-" not in token and (token.isdigit() or token.isalpha()):
+            continue  # (hex digits only, or letters only: a number or a word, no digest)
+        start = data.rfind(b"\n", 0, m.start()) + 1
+        if out and out[-1][0] == start:
             continue
-        out.extend((value, _UNIT_SCALES[u][1], _UNIT_SCALES[u][0]) for u in units if u in _UNIT_SCALES)
+        stop = data.find(b"\n", m.end())
+        out.append((start, len(data) if stop < 0 else stop))
     return out
+
+
+def _on_lines(lines: list[tuple[int, int]], at: int) -> bool:
+    """Does offset ``at`` fall on one of ``lines`` (sorted (start, end) pairs)?"""
+    k = bisect_right(lines, (at, 1 << 62)) - 1
+    return k >= 0 and lines[k][0] <= at <= lines[k][1]
+
+
+# an exact value a summary's line may name: a digest, a UUID, an issue's "#12", a ticket's "PROJ-12"
+_EXACT_VALUE = re.compile(rb"(?<![\w-])(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+                          rb"|[0-9a-f]{7,40}|#[0-9]+|[A-Z][A-Z0-9]{1,9}-[0-9]+)(?![\w-])")
 
 
 # "under a second", "about a second" (the word before "a"), and the durations in seconds each
 # says, from (inclusive) and to (exclusive); the bytes that end a clause after it
 _A_SECOND = re.compile(rb"(?<![A-Za-z])((?i:under|over|(?:less|more)[ \t]+than|within|about|around|nearly|almost|half))"
                        rb"[ \t]+a[ \t]+\Z")
-_A_SECOND_SAYS: dict[bytes, tuple[Fraction, Fraction]] = {
-    b"under": (Fraction(1, 1000), Fraction(1)), b"within": (Fraction(1, 1000), Fraction(1)),
-    b"less than": (Fraction(1, 1000), Fraction(1)), b"more than": (Fraction(1) + Fraction(1, 1000), Fraction(2)),
-    b"over": (Fraction(1) + Fraction(1, 1000), Fraction(2)), b"about": (Fraction(1, 2), Fraction(3, 2)),
-    b"around": (Fraction(1, 2), Fraction(3, 2)), b"nearly": (Fraction(4, 5), Fraction(1)),
-    b"almost": (Fraction(4, 5), Fraction(1)), b"half": (Fraction(2, 5), Fraction(3, 5)),
+_A_SECOND_SAYS: dict[bytes, tuple[float, float]] = {
+    b"under": (0.001, 1.0), b"within": (0.001, 1.0), b"less than": (0.001, 1.0), b"more than": (1.001, 2.0),
+    b"over": (1.001, 2.0), b"about": (0.5, 1.5), b"around": (0.5, 1.5), b"nearly": (0.8, 1.0),
+    b"almost": (0.8, 1.0), b"half": (0.4, 0.6),
 }
 _CLAUSE_END_BYTES = frozenset(b".,;:!?)]\r\n")
 
@@ -15666,14 +15757,12 @@ _CLAUSE_END_BYTES = frozenset(b".,;:!?)]\r\n")
 # the units a figure is rounded across (:func:`_ground_rounded`) -> (their measure, their size in
 # its smallest common unit): durations to a week (no month, no year: neither has one length; nor
 # "m", minutes or metres), sizes in bytes, decimal and binary, and percentages
-_UNIT_SCALES: dict[bytes, tuple[bytes, Fraction]] = {
-    b"ns": (b"time", Fraction(1, 10**9)), b"us": (b"time", Fraction(1, 10**6)), b"ms": (b"time", Fraction(1, 1000)),
-    b"s": (b"time", Fraction(1)), b"min": (b"time", Fraction(60)), b"h": (b"time", Fraction(3600)),
-    b"d": (b"time", Fraction(86400)), b"w": (b"time", Fraction(604800)),
-    b"b": (b"size", Fraction(1)), b"kb": (b"size", Fraction(10**3)), b"mb": (b"size", Fraction(10**6)),
-    b"gb": (b"size", Fraction(10**9)), b"tb": (b"size", Fraction(10**12)), b"kib": (b"size", Fraction(2**10)),
-    b"mib": (b"size", Fraction(2**20)), b"gib": (b"size", Fraction(2**30)), b"tib": (b"size", Fraction(2**40)),
-    b"%": (b"%", Fraction(1)),
+_UNIT_SCALES: dict[bytes, tuple[bytes, float]] = {
+    b"ns": (b"time", 1e-9), b"us": (b"time", 1e-6), b"ms": (b"time", 1e-3), b"s": (b"time", 1.0),
+    b"min": (b"time", 60.0), b"h": (b"time", 3600.0), b"d": (b"time", 86400.0), b"w": (b"time", 604800.0),
+    b"b": (b"size", 1.0), b"kb": (b"size", 1e3), b"mb": (b"size", 1e6), b"gb": (b"size", 1e9), b"tb": (b"size", 1e12),
+    b"kib": (b"size", 2.0**10), b"mib": (b"size", 2.0**20), b"gib": (b"size", 2.0**30), b"tib": (b"size", 2.0**40),
+    b"%": (b"%", 1.0),
 }
 
 
@@ -23342,6 +23431,10 @@ def _speaker(block: Block) -> str:
     return block.role if block.role in _SPEAKERS else "agent" if _cites(block) else block.role
 
 
+# a citation marker's name in a line of text ("[src:tool:c5]": "tool:c5")
+_MARKER_NAME = re.compile(r"\[src:([^\]\s]+)\]")
+
+
 def _some_lines_of(text: str, kept: str) -> bool:
     """Is ``kept`` some of the lines of ``text``, each whole and as written, in their order (blank
     lines aside), and at least one?"""
@@ -24783,7 +24876,9 @@ def _scoped_pairs(data: bytes, start: int, end: int, counted: bool = True) -> li
         # workers" (red team 139, F08: swapped between files, accepted); a word that is no key of
         # the file binds nothing
         # (each pair once: a scope repeating one count is asked it once)
-        counts = dict.fromkeys(_Counted((m.group(2), m.group(1))) for m in _VALUE_THEN_KEY.finditer(data, start, end)
+        # (a count spelled out is its digits, "five retries": red team 140, F05)
+        counts = dict.fromkeys(_Counted((m.group(2), _DIGITS_OF_CARDINAL.get(m.group(1), m.group(1))))
+                               for m in _VALUE_THEN_KEY.finditer(data, start, end)
                                if m.start() == 0 or data[m.start() - 1] not in _GLUED_BEFORE_COUNT)
         if counts:
             stated = set(out)
@@ -24801,7 +24896,8 @@ class _Counted(tuple):
 
 # a figure, then the key it counts as a noun ("5 retries", "8 workers"); the bytes that glue a
 # figure to what stands before it ("v1.3", "retries=5", "a.yaml:5"), so it counts nothing after it
-_VALUE_THEN_KEY = re.compile(rb"([0-9]+(?:\.[0-9]+)?)[ \t]+([A-Za-z_][\w-]*)(?![\w.-])")
+_VALUE_THEN_KEY = re.compile(rb"([0-9]+(?:\.[0-9]+)?|(?:" + b"|".join(sorted(_DIGITS_OF_CARDINAL, key=len, reverse=True))
+                             + rb"))[ \t]+([A-Za-z_][\w-]*)(?![\w.-])")
 _GLUED_BEFORE_COUNT = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:/+=-")
 
 
