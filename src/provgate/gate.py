@@ -15261,6 +15261,14 @@ _PAIRED_KV_CLASS, _PAIRED_VALUE_CLASS, _PAIRED_WORD_CLASS = 0, 1, 2
 # keeps a clause's reading linear in its source's lines)
 _PAIRED_MAX_LINES = 32
 _PAIRED_MAX_VALUES = 4
+# A range's ends name no line of their own: the words of "Range 1234abc..a1b2c3d holds the cache
+# layer" or "Between 1234abc and a1b2c3d came the cache layer" are the commits' between, neither
+# end's alone (red team 140, F04). Its first end before ``..``/``...`` and a hex or value token
+# (the second stands glued to the dots, so the value pattern does not read it), or ``between``
+# before one value and ``and`` before the next.
+_PAIRED_RANGE_DOTS = re.compile(rb"\.\.\.?[`'\"]?[0-9A-Za-z]")
+_PAIRED_BETWEEN = re.compile(rb"(?i:between)[ \t]+[`'\"*]*\Z")
+_PAIRED_RANGE_AND = re.compile(rb"[`'\"*]*[ \t]+and[ \t]+[`'\"*]*")
 _PAIRED_CLASS_NAMES = ("key's value", "value", "word")
 # The lead, one native pass of the blocks joined (:func:`provgate._search.paired_leads`; a regex
 # pass of the values costs ~100x, ten substring searches of a translation ~20x): a token holding a
@@ -15398,6 +15406,10 @@ def _paired_clauses(data: bytes) -> list[tuple[int, int, list[tuple[int, int, by
     values = [(m.start(), m.end(), m[0], m.lastindex or 0) for m in _PAIRED_VALUE.finditer(data)]
     if not values:
         return []
+    if b".." in data or b"etween" in data:
+        values = _paired_without_range_ends(data, values)
+        if not values:
+            return []
     cuts = [0]
     for m in _PAIRED_CLAUSE_END.finditer(data):
         if m.start() > cuts[-1]:
@@ -15438,6 +15450,20 @@ def _paired_clauses(data: bytes) -> list[tuple[int, int, list[tuple[int, int, by
             merged.append([ps, pe, list(pv), pe, comma])
         clauses.extend((ps, pe, pv) for ps, pe, pv, _, _ in merged if pv)
     return clauses
+
+
+def _paired_without_range_ends(data: bytes, values: list[tuple[int, int, bytes, int]]) -> list[tuple[int, int, bytes, int]]:
+    """``values`` less a range's ends (``A..B``, ``A...B``, ``between A and B``): the clause's
+    words are the range's, so neither end is asked of them, nor names its line for another
+    value of the clause."""
+    ends: set[int] = set()
+    for n, (s, e, _, _) in enumerate(values):
+        if _PAIRED_RANGE_DOTS.match(data, e):
+            ends.add(n)
+        elif (n + 1 < len(values) and _PAIRED_BETWEEN.search(data, s - 12 if s > 12 else 0, s)
+              and (m := _PAIRED_RANGE_AND.match(data, e)) is not None and m.end() == values[n + 1][0]):
+            ends.update((n, n + 1))
+    return [v for n, v in enumerate(values) if n not in ends] if ends else values
 
 
 def _paired_elsewhere(index: _PairedIndex, value: bytes, kind: int, clause_values: set[bytes],
