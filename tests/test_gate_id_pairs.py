@@ -9,11 +9,13 @@ Lie/honest pairs; the suite runs once each way (PROVGATE_NO_EXTENSIONS=1)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from gate_helpers import assert_accepted, find
 from test_grammar_v4 import _summarize
 
-from provgate.gate import _paired_clauses, _paired_index
+from provgate.gate import _holds_paired_value, _paired_clauses, _paired_index
 
 GIT = "$ git log --oneline -3\na1b2c3d Fix retry loop\n9f8e7d6 Add cache layer\n4c5d6e7 Initial commit\n"
 FLAKE8 = ("$ flake8 src\nsrc/app/server.py:17:80: E501 line too long (92 > 79 characters)\n"
@@ -142,3 +144,10 @@ def test_a_ranges_ends_are_no_clause_values():
     text = b"Range 1234abc..a1b2c3d holds X (9f8e7d6); between 1234abc and a1b2c3d; commits 1234abc and a1b2c3d"
     assert [[v for _, _, v, _ in held] for _, _, held in _paired_clauses(text)] == [
         [b"9f8e7d6"], [b"1234abc", b"a1b2c3d"]]
+
+
+def test_a_line_holding_an_exact_value_is_told():
+    log = b"job=3f2b1c9e-8a7d-4e6f-9b0a-1c2d3e4f5a6b status=failed duration=1328ms\nGET /health 200 3ms\nfinished in 412ms\n"
+    lines = [(m.start(), m.end()) for m in re.finditer(rb"[^\n]+", log)]
+    assert [_holds_paired_value(log, s, e) for s, e in lines] == [True, True, False]
+    assert _holds_paired_value(b"Commit a1b2c3d took 0.4s") and not _holds_paired_value(b"took ~0.4s in 3 retries")

@@ -15452,6 +15452,15 @@ def _paired_clauses(data: bytes) -> list[tuple[int, int, list[tuple[int, int, by
     return clauses
 
 
+def _holds_paired_value(data: bytes, start: int = 0, end: int | None = None) -> bool:
+    """Whether ``data[start:end]`` (a clause, a line) holds an exact value of the kinds
+    identifiers re-paired reads (``_PAIRED_VALUE``: a UUID, an ISO timestamp, a git digest,
+    ``#1234``, ``PROJ-12``, ``E501``, a route): a figure beside one is that value's partner, so
+    the rules grounding a figure anywhere in a source may ask it (the value is read whole: one
+    cut at ``start`` or ``end`` is not)."""
+    return _PAIRED_VALUE.search(data, start, len(data) if end is None else end) is not None
+
+
 def _paired_without_range_ends(data: bytes, values: list[tuple[int, int, bytes, int]]) -> list[tuple[int, int, bytes, int]]:
     """``values`` less a range's ends (``A..B``, ``A...B``, ``between A and B``): the clause's
     words are the range's, so neither end is asked of them, nor names its line for another
