@@ -5932,9 +5932,7 @@ class _Check:
         gate = self.gate
         for o in sorted(hinted):
             j, data = asked[o], datas[o]
-            clauses = _paired_clauses(data)
-            if not clauses:
-                continue
+            clauses = _paired_clauses_read(data)
             block = post_blocks[j]
             handles = list(dict.fromkeys(block.provenance + self.cited(j)))
             sources = [(h, x.table.data) for h in handles if (x := gate.source_facts(h)) is not None]
@@ -15387,16 +15385,30 @@ def _paired_index(data: bytes) -> _PairedIndex:
         blanks.setdefault(line, []).append((s, m.end()))
     token_lines: tuple[dict[bytes, set[int]], ...] = ({}, {}, {})
     any_lines: dict[bytes, set[int]] = {}
+    kv_lines, value_token_lines, word_lines = token_lines
     for line, (s, e) in line_spans.items():
-        kv = {t for m in _PAIRED_KV.finditer(data, s, e) if (t := _paired_token(m[1])) is not None}
+        # (a key's value needs a "=" or ": " on its line: the key pattern's pass costs a token pass)
+        kv = {t for m in _PAIRED_KV.finditer(data, s, e) if (t := _paired_token(m[1])) is not None} if (
+            data.find(b"=", s, e) >= 0 or data.find(b":", s, e) >= 0) else ()
         for _, t in _paired_tokens(data, s, e, blanks[line]):
-            cls = _PAIRED_KV_CLASS if t in kv else _PAIRED_VALUE_CLASS if _PAIRED_DIGIT.search(t) else _PAIRED_WORD_CLASS
-            token_lines[cls].setdefault(t, set()).add(line)
-            any_lines.setdefault(t, set()).add(line)
+            lines_of = kv_lines if t in kv else value_token_lines if _PAIRED_DIGIT.search(t) else word_lines
+            if (at := lines_of.get(t)) is None:
+                lines_of[t] = {line}
+            else:
+                at.add(line)
+            if (at := any_lines.get(t)) is None:
+                any_lines[t] = {line}
+            else:
+                at.add(line)
     return _PairedIndex(value_lines, kind_lines, line_values, line_spans, token_lines, any_lines)
 
 
 def _paired_clauses(data: bytes) -> list[tuple[int, int, list[tuple[int, int, bytes, int]]]]:
+    """:func:`_paired_clauses_read`'s clauses as a list."""
+    return list(_paired_clauses_read(data))
+
+
+def _paired_clauses_read(data: bytes) -> Iterator[tuple[int, int, list[tuple[int, int, bytes, int]]]]:
     """The clauses of a summary that hold an exact value, each as (start, end, its values as
     (start, end, value, kind)). A clause ends at a line break and a sentence's end; at a comma
     (a list's item: "Key values: `job=29b5…`, `1328ms`" lists what a source writes, on any of
@@ -15404,18 +15416,15 @@ def _paired_clauses(data: bytes) -> list[tuple[int, int, list[tuple[int, int, by
     finished <t1>"); but not between two values joined ("commits a1b2c3d and 9f8e7d6 touch the
     retry loop", "E501, F401": the words after them are both's)."""
     values = [(m.start(), m.end(), m[0], m.lastindex or 0) for m in _PAIRED_VALUE.finditer(data)]
-    if not values:
-        return []
     if b".." in data or b"etween" in data:
         values = _paired_without_range_ends(data, values)
-        if not values:
-            return []
+    if not values:
+        return
     cuts = [0]
     for m in _PAIRED_CLAUSE_END.finditer(data):
         if m.start() > cuts[-1]:
             cuts.append(m.end())
     cuts.append(len(data) + 1)
-    clauses: list[tuple[int, int, list[tuple[int, int, bytes, int]]]] = []
     v = 0
     for s, e in itertools.pairwise(cuts):
         held = []
@@ -15448,8 +15457,8 @@ def _paired_clauses(data: bytes) -> list[tuple[int, int, list[tuple[int, int, by
                     last[2] = [*last[2], *pv]
                     continue
             merged.append([ps, pe, list(pv), pe, comma])
-        clauses.extend((ps, pe, pv) for ps, pe, pv, _, _ in merged if pv)
-    return clauses
+        # (read one at a time: the check stops at a block's first refusal)
+        yield from ((ps, pe, pv) for ps, pe, pv, _, _ in merged if pv)
 
 
 def _holds_paired_value(data: bytes, start: int = 0, end: int | None = None) -> bool:
