@@ -9,11 +9,13 @@ Lie/honest pairs; the suite runs once each way (PROVGATE_NO_EXTENSIONS=1)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from gate_helpers import assert_accepted, find
 from test_grammar_v4 import _summarize
 
-from provgate.gate import _paired_clauses, _paired_index
+from provgate.gate import _holds_paired_value, _paired_clauses, _paired_index
 
 GIT = "$ git log --oneline -3\na1b2c3d Fix retry loop\n9f8e7d6 Add cache layer\n4c5d6e7 Initial commit\n"
 FLAKE8 = ("$ flake8 src\nsrc/app/server.py:17:80: E501 line too long (92 > 79 characters)\n"
@@ -110,3 +112,42 @@ def test_a_large_source_is_indexed_linearly():
     assert len(index.value_lines) == 25_000 and len(index.line_spans) == 25_000
     verdict = _summarize(lines, "0000001a fixed issue 10002 in the retry loop.")
     find(verdict, "I1", block="s", value="0000001a")
+
+
+# -- a git range's ends (red team 140, F04) -----------------------------------------------------
+RANGE_LOG = "$ git log --oneline -3\na1b2c3d Fix retry loop off-by-one\n9f8e7d6 Add cache layer\n1234abc Bump numpy to 1.26.2\n"
+
+
+@pytest.mark.parametrize("honest", [
+    # (the words after a range are the commits' between: neither end's alone)
+    "Range 1234abc..a1b2c3d holds the cache layer (9f8e7d6) and the retry fix.",
+    "Between 1234abc and a1b2c3d came the cache layer, 9f8e7d6.",
+    "1234abc...a1b2c3d: the retry loop fix and the cache layer.",
+    "between `1234abc` and `a1b2c3d`: the retry fix and the cache layer.",
+])
+def test_a_ranges_words_pair_with_neither_end(honest):
+    assert_accepted(_summarize(RANGE_LOG, honest))
+
+
+@pytest.mark.parametrize("lie, value, partner", [
+    # (a value beside a range keeps its own line's partners; the range's ends name no line for it)
+    ("Range 1234abc..a1b2c3d: 9f8e7d6 bumped numpy.", "9f8e7d6", "bumped"),
+    ("a1b2c3d bumped numpy (range 1234abc..a1b2c3d).", "a1b2c3d", "bumped"),
+    ("Between 1234abc and a1b2c3d, 9f8e7d6 fixed the retry loop.", "9f8e7d6", "fixed"),
+])
+def test_a_value_beside_a_range_keeps_its_own_partners(lie, value, partner):
+    found = find(_summarize(RANGE_LOG, lie), "I1", block="s", value=value)
+    assert found.evidence["partner"] == partner and found.evidence["change"] == "identifier_repaired"
+
+
+def test_a_ranges_ends_are_no_clause_values():
+    text = b"Range 1234abc..a1b2c3d holds X (9f8e7d6); between 1234abc and a1b2c3d; commits 1234abc and a1b2c3d"
+    assert [[v for _, _, v, _ in held] for _, _, held in _paired_clauses(text)] == [
+        [b"9f8e7d6"], [b"1234abc", b"a1b2c3d"]]
+
+
+def test_a_line_holding_an_exact_value_is_told():
+    log = b"job=3f2b1c9e-8a7d-4e6f-9b0a-1c2d3e4f5a6b status=failed duration=1328ms\nGET /health 200 3ms\nfinished in 412ms\n"
+    lines = [(m.start(), m.end()) for m in re.finditer(rb"[^\n]+", log)]
+    assert [_holds_paired_value(log, s, e) for s, e in lines] == [True, True, False]
+    assert _holds_paired_value(b"Commit a1b2c3d took 0.4s") and not _holds_paired_value(b"took ~0.4s in 3 retries")

@@ -5931,9 +5931,7 @@ class _Check:
         gate = self.gate
         for o in sorted(hinted):
             j, data = asked[o], datas[o]
-            clauses = _paired_clauses(data)
-            if not clauses:
-                continue
+            clauses = _paired_clauses_read(data)
             block = post_blocks[j]
             handles = list(dict.fromkeys(block.provenance + self.cited(j)))
             sources = [(h, x.table.data) for h in handles if (x := gate.source_facts(h)) is not None]
@@ -15287,6 +15285,14 @@ _PAIRED_KV_CLASS, _PAIRED_VALUE_CLASS, _PAIRED_WORD_CLASS = 0, 1, 2
 # keeps a clause's reading linear in its source's lines)
 _PAIRED_MAX_LINES = 32
 _PAIRED_MAX_VALUES = 4
+# A range's ends name no line of their own: the words of "Range 1234abc..a1b2c3d holds the cache
+# layer" or "Between 1234abc and a1b2c3d came the cache layer" are the commits' between, neither
+# end's alone (red team 140, F04). Its first end before ``..``/``...`` and a hex or value token
+# (the second stands glued to the dots, so the value pattern does not read it), or ``between``
+# before one value and ``and`` before the next.
+_PAIRED_RANGE_DOTS = re.compile(rb"\.\.\.?[`'\"]?[0-9A-Za-z]")
+_PAIRED_BETWEEN = re.compile(rb"(?i:between)[ \t]+[`'\"*]*\Z")
+_PAIRED_RANGE_AND = re.compile(rb"[`'\"*]*[ \t]+and[ \t]+[`'\"*]*")
 _PAIRED_CLASS_NAMES = ("key's value", "value", "word")
 # The lead, one native pass of the blocks joined (:func:`provgate._search.paired_leads`; a regex
 # pass of the values costs ~100x, ten substring searches of a translation ~20x): a token holding a
@@ -15405,16 +15411,30 @@ def _paired_index(data: bytes) -> _PairedIndex:
         blanks.setdefault(line, []).append((s, m.end()))
     token_lines: tuple[dict[bytes, set[int]], ...] = ({}, {}, {})
     any_lines: dict[bytes, set[int]] = {}
+    kv_lines, value_token_lines, word_lines = token_lines
     for line, (s, e) in line_spans.items():
-        kv = {t for m in _PAIRED_KV.finditer(data, s, e) if (t := _paired_token(m[1])) is not None}
+        # (a key's value needs a "=" or ": " on its line: the key pattern's pass costs a token pass)
+        kv = {t for m in _PAIRED_KV.finditer(data, s, e) if (t := _paired_token(m[1])) is not None} if (
+            data.find(b"=", s, e) >= 0 or data.find(b":", s, e) >= 0) else ()
         for _, t in _paired_tokens(data, s, e, blanks[line]):
-            cls = _PAIRED_KV_CLASS if t in kv else _PAIRED_VALUE_CLASS if _PAIRED_DIGIT.search(t) else _PAIRED_WORD_CLASS
-            token_lines[cls].setdefault(t, set()).add(line)
-            any_lines.setdefault(t, set()).add(line)
+            lines_of = kv_lines if t in kv else value_token_lines if _PAIRED_DIGIT.search(t) else word_lines
+            if (at := lines_of.get(t)) is None:
+                lines_of[t] = {line}
+            else:
+                at.add(line)
+            if (at := any_lines.get(t)) is None:
+                any_lines[t] = {line}
+            else:
+                at.add(line)
     return _PairedIndex(value_lines, kind_lines, line_values, line_spans, token_lines, any_lines)
 
 
 def _paired_clauses(data: bytes) -> list[tuple[int, int, list[tuple[int, int, bytes, int]]]]:
+    """:func:`_paired_clauses_read`'s clauses as a list."""
+    return list(_paired_clauses_read(data))
+
+
+def _paired_clauses_read(data: bytes) -> Iterator[tuple[int, int, list[tuple[int, int, bytes, int]]]]:
     """The clauses of a summary that hold an exact value, each as (start, end, its values as
     (start, end, value, kind)). A clause ends at a line break and a sentence's end; at a comma
     (a list's item: "Key values: `job=29b5…`, `1328ms`" lists what a source writes, on any of
@@ -15422,14 +15442,15 @@ def _paired_clauses(data: bytes) -> list[tuple[int, int, list[tuple[int, int, by
     finished <t1>"); but not between two values joined ("commits a1b2c3d and 9f8e7d6 touch the
     retry loop", "E501, F401": the words after them are both's)."""
     values = [(m.start(), m.end(), m[0], m.lastindex or 0) for m in _PAIRED_VALUE.finditer(data)]
+    if b".." in data or b"etween" in data:
+        values = _paired_without_range_ends(data, values)
     if not values:
-        return []
+        return
     cuts = [0]
     for m in _PAIRED_CLAUSE_END.finditer(data):
         if m.start() > cuts[-1]:
             cuts.append(m.end())
     cuts.append(len(data) + 1)
-    clauses: list[tuple[int, int, list[tuple[int, int, bytes, int]]]] = []
     v = 0
     for s, e in itertools.pairwise(cuts):
         held = []
@@ -15462,8 +15483,31 @@ def _paired_clauses(data: bytes) -> list[tuple[int, int, list[tuple[int, int, by
                     last[2] = [*last[2], *pv]
                     continue
             merged.append([ps, pe, list(pv), pe, comma])
-        clauses.extend((ps, pe, pv) for ps, pe, pv, _, _ in merged if pv)
-    return clauses
+        # (read one at a time: the check stops at a block's first refusal)
+        yield from ((ps, pe, pv) for ps, pe, pv, _, _ in merged if pv)
+
+
+def _holds_paired_value(data: bytes, start: int = 0, end: int | None = None) -> bool:
+    """Whether ``data[start:end]`` (a clause, a line) holds an exact value of the kinds
+    identifiers re-paired reads (``_PAIRED_VALUE``: a UUID, an ISO timestamp, a git digest,
+    ``#1234``, ``PROJ-12``, ``E501``, a route): a figure beside one is that value's partner, so
+    the rules grounding a figure anywhere in a source may ask it (the value is read whole: one
+    cut at ``start`` or ``end`` is not)."""
+    return _PAIRED_VALUE.search(data, start, len(data) if end is None else end) is not None
+
+
+def _paired_without_range_ends(data: bytes, values: list[tuple[int, int, bytes, int]]) -> list[tuple[int, int, bytes, int]]:
+    """``values`` less a range's ends (``A..B``, ``A...B``, ``between A and B``): the clause's
+    words are the range's, so neither end is asked of them, nor names its line for another
+    value of the clause."""
+    ends: set[int] = set()
+    for n, (s, e, _, _) in enumerate(values):
+        if _PAIRED_RANGE_DOTS.match(data, e):
+            ends.add(n)
+        elif (n + 1 < len(values) and _PAIRED_BETWEEN.search(data, s - 12 if s > 12 else 0, s)
+              and (m := _PAIRED_RANGE_AND.match(data, e)) is not None and m.end() == values[n + 1][0]):
+            ends.update((n, n + 1))
+    return [v for n, v in enumerate(values) if n not in ends] if ends else values
 
 
 def _paired_elsewhere(index: _PairedIndex, value: bytes, kind: int, clause_values: set[bytes],
