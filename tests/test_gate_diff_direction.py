@@ -310,3 +310,14 @@ def test_a_window_stopped_early_is_the_window_every_place_gives():
         for p, token in enumerate(tokens):
             if token in ("7", "8"):
                 assert _diff_window(tokens, p, [sides]) == _window_by_every_place(tokens, p, [sides])
+
+
+def test_a_removed_value_before_is_now_with_no_value_after_is_refused():
+    # ("is now" reads its subject as the old value only where the new one follows)
+    find(summarize("Port 6432 is now active.", d=DIFF), "I1", block="s", key="diff", value="6432")
+    find(summarize("Port 6432 changes to the default.", d=DIFF), "I1", block="s", key="diff", value="6432")
+
+
+@pytest.mark.parametrize("text", ["Not only did the patch keep 6432.", "After the patch: port 6432."])
+def test_not_and_after_read_a_value_as_old_only_right_before_it(text):
+    find(summarize(text, d=DIFF), "I1", block="s", key="diff")

@@ -25383,8 +25383,11 @@ _DIFF_ANCHOR = re.compile(r"\d")
 _DIFF_OLD_WORDS = frozenset({"from", "was", "were", "previously", "formerly", "old", "older", "removed", "removes",
                              "remove", "removing", "replaced", "replaces", "replace", "replacing", "deleted",
                              "deletes", "dropped", "drops", "reverted", "instead", "rather", "prior", "before",
-                             "swapped", "used", "earlier", "original", "originally", "off", "away", "longer",
-                             "after", "not"})
+                             "swapped", "used", "earlier", "original", "originally", "off", "away", "longer"})
+# the words right before a value (articles, signs skipped) that tell it as what is no longer:
+# "The port is 5432, not 6432", "… after 6432 broke pgbouncer" (red team 140, F01; only right
+# before it: "Not only did the patch keep 6432" and "After the patch: port 6432" tell it current)
+_DIFF_NOT_NOW = frozenset({"not", "after"})
 # the words right after a value (a bracket, a comma skipped) that say it is the old one: the
 # subject of "is now" / "changes to" ("Port 6432 is now 5432"), "(before)" (red team 140, F01)
 _DIFF_OLD_LABELS = frozenset({"before", "old", "previously", "formerly", "originally", "was", "earlier"})
@@ -25541,10 +25544,11 @@ def _diff_old_position(text_tokens: list[str], start: int, end: int, clause_star
         later = text_tokens[after + 1] if after + 1 < len(text_tokens) else ""
         if following in _DIFF_OLD_LABELS and text_tokens[after - 1] == "(" and later == ")":
             return True  # ("6432 (before) / 5432 (after)")
-        if following in ("is", "are") and later == "now":
-            return True  # ("Port 6432 is now 5432": the value before "is now" is the old one)
-        if following in _DIFF_TURNS and later in ("to", "into"):
-            return True  # ("Port 6432 changes to 5432")
+        # ("Port 6432 is now 5432", "Port 6432 changes to 5432": the value before is the old
+        # one where another value follows; "Port 6432 is now active" tells 6432 as current)
+        if ((following in ("is", "are") and later == "now") or (following in _DIFF_TURNS and later in ("to", "into"))) \
+                and any(_DIFF_ANCHOR.search(t) for t in text_tokens[after + 2:after + 8]):
+            return True
         if following in ("is", "are", "was", "were") and later == "used" and after + 2 < len(text_tokens) \
                 and text_tokens[after + 2] in ("instead", "now"):
             return False  # ("5432 is used instead": the new value)
@@ -25561,6 +25565,12 @@ def _diff_old_position(text_tokens: list[str], start: int, end: int, clause_star
             return True
     k = start - 1
     clause_start = max(clause_start, start - _DIFF_LOOKBACK)
+    if not strong:
+        before = k
+        while before >= clause_start and text_tokens[before] in _DIFF_SKIPPED:
+            before -= 1
+        if before >= clause_start and text_tokens[before] in _DIFF_NOT_NOW:
+            return True
     if strong:
         while k >= clause_start and text_tokens[k] in _DIFF_SKIPPED and text_tokens[k] not in _DIFF_STRONG_OLD:
             k -= 1
