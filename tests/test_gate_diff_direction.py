@@ -321,3 +321,9 @@ def test_a_removed_value_before_is_now_with_no_value_after_is_refused():
 @pytest.mark.parametrize("text", ["Not only did the patch keep 6432.", "After the patch: port 6432."])
 def test_not_and_after_read_a_value_as_old_only_right_before_it(text):
     find(summarize(text, d=DIFF), "I1", block="s", key="diff")
+
+
+@pytest.mark.parametrize("text", ["Before lunch I merged fix-port into main.", "Next I merged fix-port into main.",
+                                  "Per the plan I merged fix-port into main."])
+def test_a_clause_opened_by_a_time_word_still_tells_what_git_did(text):
+    find(summarize(text, g=PUSH), "I1", block="s", key="branch", value="main")

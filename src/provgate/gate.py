@@ -25722,9 +25722,11 @@ _GIT_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=\w))+")
 # the words that, earlier in a branch's clause, say the branch is not yet where git put anything
 # ("it is not merged into main yet", "next step is to merge it into main", "will need a rebase
 # onto main"): no claim of what git did (red team 140, F02)
-_GIT_NOT_DONE = re.compile(r"\b(?:not|never|yet|will|would|should|must|need|needs|next|todo|pending|plan|"
-                           r"plans|planned|going|can|could|may|might|want|wants|before|until|once|if|to\s+(?:merge|"
-                           r"rebase|push|land|check\s+out|switch))\b|n't\b", re.IGNORECASE)
+# (words that also open a clause telling what was done are not in: "Before lunch I merged it into
+# main", "Next I merged it into main", "Per the plan I merged …")
+_GIT_NOT_DONE = re.compile(r"\b(?:not|never|yet|will|would|should|must|need|needs|todo|pending|plans|planned|"
+                           r"going|can|could|may|might|want|wants|if|to\s+(?:merge|rebase|push|land|check\s+out|"
+                           r"switch))\b|n't\b", re.IGNORECASE)
 _GIT_CLAUSE_START = re.compile(r".*(?:[;,:(]|\band\b|\bthen\b|\bbut\b)", re.IGNORECASE | re.DOTALL)
 
 
