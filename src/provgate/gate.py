@@ -25500,16 +25500,8 @@ def _diff_window(tokens: list[str], p: int, sides: list[_DiffSides]) -> tuple[in
     best = {0: (0, 0, 0), 1: (0, 0, 0), 2: (0, 0, 0)}  # side -> (length, start, end)
     token = tokens[p]
     n = len(tokens)
-    # (the longest run the summary allows around p: once both sides hold one that long, no
-    # place can change the answer - "neither" - and the rest are not compared; a hunk dense
-    # with one token cost 64 places x 48 tokens per summary token: red team 140, F12)
-    bound = min(p, _DIFF_WINDOW) + min(n - p - 1, _DIFF_WINDOW) + 1
     for diff in sides:
-        if best[0][0] >= bound and max(best[1][0], best[2][0]) >= bound:
-            break
         for k, at in diff.anchors.get(token, ())[:_DIFF_POSTINGS]:
-            if best[0][0] >= bound and max(best[1][0], best[2][0]) >= bound:
-                break
             line = diff.lines[k]
             left = 0
             while left < _DIFF_WINDOW and at - left > 0 and p - left > 0 and line[at - left - 1] == tokens[p - left - 1]:
