@@ -180,3 +180,105 @@ def test_a_push_shown_without_its_command_names_its_branch():
     pushed = "To github.com:org/app.git\n   9a8b7c6..1b2c3d4  fix-backoff -> fix-backoff\n"
     assert_accepted(summarize("Pushed 1b2c3d4 to fix-backoff.", p=pushed))
     find(summarize("Pushed 1b2c3d4 to main.", p=pushed), "I1", key="branch", value="main")
+
+
+# -- the old value as the subject of its change, "not X", a change table (red team 140, F01)
+
+# (honest, lie twin, the value refused in the lie)
+OLD_SUBJECT_PAIRS = {
+    "is_now": ("Port 6432 is now 5432 in config/db.yaml.", "Port 5432 is now 6432 in config/db.yaml.", "5432"),
+    "set_off_by_commas": ("The port, 6432, is now 5432.", "The port, 5432, is now 6432.", "6432"),
+    "colon_is_now": ("Changed the port: 6432 is now 5432.", "Changed the port: 5432 is now 6432.", "port: 5432"),
+    "changes_to": ("Port 6432 changes to 5432.", "Port 5432 changes to 6432.", "5432"),
+    "not_x": ("The port is 5432, not 6432.", "The port is 6432, not 5432.", "6432"),
+    "used_instead": ("Port 6432 is gone; 5432 is used instead.", "Port 5432 is gone; 6432 is used instead.", "5432"),
+    "before_after_labels": ("6432 (before) / 5432 (after).", "5432 (before) / 6432 (after).", "5432"),
+    "after_x_broke": ("Reverted the port to 5432 after 6432 broke pgbouncer.",
+                      "Reverted the port to 6432 after 5432 broke pgbouncer.", "6432"),
+    "change_table": ("| key | old | new |\n|-----|-----|-----|\n| port | 6432 | 5432 |",
+                     "| key | old | new |\n|-----|-----|-----|\n| port | 5432 | 6432 |", "5432"),
+    "before_after_table": ("| setting | before | after |\n|---|---|---|\n| port | 6432 | 5432 |",
+                           "| setting | before | after |\n|---|---|---|\n| port | 5432 | 6432 |", "5432"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OLD_SUBJECT_PAIRS))
+def test_the_old_value_as_the_subject_of_its_change_is_accepted(case):
+    assert_accepted(summarize(OLD_SUBJECT_PAIRS[case][0], d=DIFF))
+
+
+@pytest.mark.parametrize("case", sorted(OLD_SUBJECT_PAIRS))
+def test_the_new_value_as_the_subject_of_its_change_is_refused(case):
+    _, lie, value = OLD_SUBJECT_PAIRS[case]
+    found = find(summarize(lie, d=DIFF), "I1", block="s", key="diff")
+    assert found.evidence["change"] in ("diff_removed_told_current", "diff_added_told_old")
+    assert found.value in (value, "6432", "5432", "port: 6432", "port: 5432")
+
+
+def test_a_removed_value_said_not_changed_is_refused():
+    # ("not" reads a value as not current only where it stands before the value)
+    find(summarize("Port 6432 is not changed.", d=DIFF), "I1", block="s", key="diff", value="6432")
+
+
+# -- a branch in a negated or future clause; a pull's or fetch's branch (red team 140, F02)
+
+PUSH = ("$ git commit -am 'fix port'\n[fix-port 9a8b7c6] fix port\n 1 file changed, 1 insertion(+), 1 deletion(-)\n"
+        "$ git push origin fix-port\nTo github.com:acme/app.git\n * [new branch]      fix-port -> fix-port\n")
+PULL = ("$ git checkout fix-port\nSwitched to branch 'fix-port'\n$ git pull --rebase origin main\n"
+        "From github.com:acme/app\n * branch            main       -> FETCH_HEAD\n"
+        "Successfully rebased and updated refs/heads/fix-port.\n")
+
+# (honest, lie twin, the branch refused in the lie)
+NOT_DONE_PAIRS = {
+    "not_merged_yet": ("Pushed 9a8b7c6 to origin/fix-port; it is not merged into main yet.",
+                       "Pushed 9a8b7c6 to origin/fix-port; it is merged into main.", "main"),
+    "next_step": ("Pushed fix-port; next step is to merge it into main.", "Pushed fix-port; then merged it into main.",
+                  "main"),
+    "will_need": ("Pushed fix-port; it will need a rebase onto main before merging.",
+                  "Pushed fix-port; it was rebased onto main before merging.", "main"),
+    "isnt_merged": ("Pushed fix-port, which isn't merged into main.", "Pushed fix-port, which is merged into main.",
+                    "main"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NOT_DONE_PAIRS))
+def test_a_branch_in_a_negated_or_future_clause_is_accepted(case):
+    assert_accepted(summarize(NOT_DONE_PAIRS[case][0], g=PUSH))
+
+
+@pytest.mark.parametrize("case", sorted(NOT_DONE_PAIRS))
+def test_a_branch_told_as_done_that_git_does_not_name_is_refused(case):
+    _, lie, name = NOT_DONE_PAIRS[case]
+    found = find(summarize(lie, g=PUSH), "I1", block="s", key="branch", value=name)
+    assert found.evidence["change"] == "branch_not_named"
+
+
+def test_a_pulls_branch_grounds_it():
+    assert_accepted(summarize("Rebased fix-port onto main (git pull --rebase origin main).", p=PULL))
+    find(summarize("Rebased fix-port onto develop.", p=PULL), "I1", block="s", key="branch", value="develop")
+
+
+def test_a_fetch_line_and_an_updated_ref_ground_their_branches():
+    fetched = "From github.com:acme/app\n * branch            main       -> FETCH_HEAD\n"
+    assert_accepted(summarize("Fetched main and rebased onto main.", f=fetched))
+    find(summarize("Rebased onto develop.", f=fetched), "I1", block="s", key="branch", value="develop")
+    updated = "Successfully rebased and updated refs/heads/fix-port.\n"
+    assert_accepted(summarize("Rebased branch fix-port.", u=updated))
+    find(summarize("Rebased branch develop.", u=updated), "I1", block="s", key="branch", value="develop")
+
+
+def test_a_removed_value_before_is_now_with_no_value_after_is_refused():
+    # ("is now" reads its subject as the old value only where the new one follows)
+    find(summarize("Port 6432 is now active.", d=DIFF), "I1", block="s", key="diff", value="6432")
+    find(summarize("Port 6432 changes to the default.", d=DIFF), "I1", block="s", key="diff", value="6432")
+
+
+@pytest.mark.parametrize("text", ["Not only did the patch keep 6432.", "After the patch: port 6432."])
+def test_not_and_after_read_a_value_as_old_only_right_before_it(text):
+    find(summarize(text, d=DIFF), "I1", block="s", key="diff")
+
+
+@pytest.mark.parametrize("text", ["Before lunch I merged fix-port into main.", "Next I merged fix-port into main.",
+                                  "Per the plan I merged fix-port into main."])
+def test_a_clause_opened_by_a_time_word_still_tells_what_git_did(text):
+    find(summarize(text, g=PUSH), "I1", block="s", key="branch", value="main")

@@ -25524,6 +25524,18 @@ _DIFF_OLD_WORDS = frozenset({"from", "was", "were", "previously", "formerly", "o
                              "remove", "removing", "replaced", "replaces", "replace", "replacing", "deleted",
                              "deletes", "dropped", "drops", "reverted", "instead", "rather", "prior", "before",
                              "swapped", "used", "earlier", "original", "originally", "off", "away", "longer"})
+# the words right before a value (articles, signs skipped) that tell it as what is no longer:
+# "The port is 5432, not 6432", "… after 6432 broke pgbouncer" (red team 140, F01; only right
+# before it: "Not only did the patch keep 6432" and "After the patch: port 6432" tell it current)
+_DIFF_NOT_NOW = frozenset({"not", "after"})
+# the words right after a value (a bracket, a comma skipped) that say it is the old one: the
+# subject of "is now" / "changes to" ("Port 6432 is now 5432"), "(before)" (red team 140, F01)
+_DIFF_OLD_LABELS = frozenset({"before", "old", "previously", "formerly", "originally", "was", "earlier"})
+_DIFF_TURNS = frozenset({"changes", "changed", "change", "goes", "went", "moves", "moved", "switches", "switched",
+                         "flips", "flipped"})
+# a change table's column headers that name its side ("| key | old | new |"; red team 140, F01)
+_DIFF_OLD_COLUMNS = frozenset({"old", "before", "from", "was", "previous", "previously", "original", "removed"})
+_DIFF_NEW_COLUMNS = frozenset({"new", "after", "to", "now", "current", "added"})
 # the words that end an old position: what follows them is the diff's new side
 _DIFF_NEW_WORDS = frozenset({"to", "now", "with", "into", "by", "becomes", "became", "currently", "sets",
                              "set", "returns", "is", "are", "new"})
@@ -25657,10 +25669,21 @@ def _diff_old_position(text_tokens: list[str], start: int, end: int, clause_star
     old word of its clause with no new word between (``strong``: right after a strong old word,
     signs and articles skipped), or before an arrow or a change verb's ``to``?"""
     after = end
-    while after < len(text_tokens) and text_tokens[after] in ("`", "'", '"', ")"):
+    while after < len(text_tokens) and text_tokens[after] in ("`", "'", '"', ")", ",", "("):
         after += 1
     if after < len(text_tokens):
         following = text_tokens[after]
+        later = text_tokens[after + 1] if after + 1 < len(text_tokens) else ""
+        if following in _DIFF_OLD_LABELS and text_tokens[after - 1] == "(" and later == ")":
+            return True  # ("6432 (before) / 5432 (after)")
+        # ("Port 6432 is now 5432", "Port 6432 changes to 5432": the value before is the old
+        # one where another value follows; "Port 6432 is now active" tells 6432 as current)
+        if ((following in ("is", "are") and later == "now") or (following in _DIFF_TURNS and later in ("to", "into"))) \
+                and any(_DIFF_ANCHOR.search(t) for t in text_tokens[after + 2:after + 8]):
+            return True
+        if following in ("is", "are", "was", "were") and later == "used" and after + 2 < len(text_tokens) \
+                and text_tokens[after + 2] in ("instead", "now"):
+            return False  # ("5432 is used instead": the new value)
         if following in _DIFF_ARROWS or (following == "-" and after + 1 < len(text_tokens)
                                          and text_tokens[after + 1] == ">"):
             return True
@@ -25669,11 +25692,17 @@ def _diff_old_position(text_tokens: list[str], start: int, end: int, clause_star
         if following in ("became", "becomes", "become", "turned", "turns"):
             return True
         if following in ("was", "were", "is", "are", "got", "has", "had") and after + 1 < len(text_tokens) and (
-                text_tokens[after + 1] in _DIFF_OLD_WORDS or _DIFF_CHANGE_VERBS.match(text_tokens[after + 1])
+                (later in _DIFF_OLD_WORDS and later != "not") or _DIFF_CHANGE_VERBS.match(later)
                 or text_tokens[after + 1] in ("been", "gone", "no")):
             return True
     k = start - 1
     clause_start = max(clause_start, start - _DIFF_LOOKBACK)
+    if not strong:
+        before = k
+        while before >= clause_start and text_tokens[before] in _DIFF_SKIPPED:
+            before -= 1
+        if before >= clause_start and text_tokens[before] in _DIFF_NOT_NOW:
+            return True
     if strong:
         while k >= clause_start and text_tokens[k] in _DIFF_SKIPPED and text_tokens[k] not in _DIFF_STRONG_OLD:
             k -= 1
@@ -25698,9 +25727,24 @@ def _diff_direction_refusals(text: str, sides: list[_DiffSides]) -> list[tuple[s
     removed_lines = frozenset().union(*(d.removed for d in sides)) if quoting else frozenset()
     found: list[tuple[str, int, str]] = []
     at = 0
+    columns: list[bool | None] | None = None  # (a change table's columns: True old, False new, None neither)
     for clause_line in text.splitlines():
         if quoting and clause_line.startswith("-") and " ".join(_diff_tokens(clause_line[1:])) in removed_lines:
             continue  # (the diff's removed line quoted with its marker)
+        if clause_line.lstrip().startswith("|"):
+            cells = clause_line.strip().strip("|").split("|")
+            if columns is None or not any(_DIFF_ANCHOR.search(c) for c in cells):
+                if not set(clause_line) <= set("|-: \t"):
+                    columns = _diff_table_columns(cells)
+                continue
+            if any(c is not None for c in columns):
+                for cell, column in zip(cells, columns):
+                    at += _diff_clause_refusals(cell, _diff_tokens(cell), sides, column, found)
+                if at > _DIFF_SCAN_TOKENS:
+                    return found
+                continue
+        else:
+            columns = None
         cursor = 0
         for m in _DIFF_CLAUSE_END.finditer(clause_line + "\n"):
             clause = clause_line[cursor:m.end()]
@@ -25709,21 +25753,45 @@ def _diff_direction_refusals(text: str, sides: list[_DiffSides]) -> list[tuple[s
             at += len(tokens)
             if at > _DIFF_SCAN_TOKENS:
                 return found
-            covered = 0
-            for p, token in enumerate(tokens):
-                if p < covered or not _DIFF_ANCHOR.search(token):
-                    continue
-                window = _diff_window(tokens, p, sides)
-                if window is None:
-                    continue
-                start, end, side = window
-                covered = end
-                if side == 2:
-                    continue  # (a line only added has no old value to be mistaken for)
-                old = _diff_old_position(tokens, start, end, 0, side == 1, clause)
-                if (side == 0 and not old) or (side == 1 and old):
-                    found.append((" ".join(tokens[start:end]), side, clause.strip()))
+            _diff_clause_refusals(clause, tokens, sides, None, found, clause_line[cursor:cursor + 80])
     return found
+
+
+def _diff_table_columns(cells: list[str]) -> list[bool | None]:
+    """A table header's columns: True where it names the old side, False the new one."""
+    columns: list[bool | None] = []
+    for cell in cells:
+        words = set(_diff_tokens(cell))
+        columns.append(True if words & _DIFF_OLD_COLUMNS else False if words & _DIFF_NEW_COLUMNS else None)
+    return columns
+
+
+def _diff_clause_refusals(clause: str, tokens: list[str], sides: list[_DiffSides], column: bool | None,
+                          found: list[tuple[str, int, str]], rest: str = "") -> int:
+    """:func:`_diff_direction_refusals` of one clause's ``tokens`` (``column``: a table column
+    naming the side, True old, False new; ``rest``: the line after the clause, read for a
+    value set off by commas, "The port, 6432, is now 5432"); the tokens read."""
+    covered = 0
+    for p, token in enumerate(tokens):
+        if p < covered or not _DIFF_ANCHOR.search(token):
+            continue
+        window = _diff_window(tokens, p, sides)
+        if window is None:
+            continue
+        start, end, side = window
+        covered = end
+        if side == 2:
+            continue  # (a line only added has no old value to be mistaken for)
+        if column is not None:
+            old = column
+        else:
+            old = _diff_old_position(tokens, start, end, 0, side == 1, clause)
+            if side == 0 and not old and rest and all(t in (",", ")", "`", "'", '"') for t in tokens[end:]):
+                more = tokens + _diff_tokens(rest)
+                old = _diff_old_position(more, start, end, 0, False, clause + rest)
+        if (side == 0 and not old) or (side == 1 and old):
+            found.append((" ".join(tokens[start:end]), side, clause.strip()))
+    return len(tokens)
 
 
 def _diff_value_elsewhere(value: str, texts: Iterable[str]) -> bool:
@@ -25736,7 +25804,7 @@ def _diff_value_elsewhere(value: str, texts: Iterable[str]) -> bool:
 # -- branch names (the F07 branch part)
 
 _GIT_REF_SIGNS = (b"git push", b"On branch", b"git checkout", b"git switch", b"Switched to", b"Your branch",
-                  b"[new branch]", b"set up to track")
+                  b"[new branch]", b"set up to track", b"git pull", b"git fetch", b"FETCH_HEAD", b"refs/heads/")
 # a push's ref line ("   9a8b7c6..1b2c3d4  fix-backoff -> fix-backoff"): " -> " alone is in too many outputs
 _GIT_PUSH_LINE = re.compile(rb"^[ \t]*[*+=!-]?[ \t]*(?:\[[^\]\n]+\]|[0-9a-f]{7,40}\.\.\.?[0-9a-f]{7,40})[ \t]+\S+[ \t]+->[ \t]",
                             re.MULTILINE)
@@ -25751,7 +25819,14 @@ _GIT_REF_READS = (
     re.compile(r"^[ \t]*[*+=!-]?[ \t]*(?:\[[^\]\n]+\]|[0-9a-f]{7,40}\.\.\.?[0-9a-f]{7,40})[ \t]+(" + _GIT_REF_NAME
                + r")[ \t]+->[ \t]+(" + _GIT_REF_NAME + ")", re.MULTILINE),
     re.compile(r"\bbranch '([^'\n]+)' set up to track '([^'\n]+)'"),
+    # (a pull or fetch names the branch it takes, its output that branch and the ref it updates:
+    # "git pull --rebase origin main", " * branch  main -> FETCH_HEAD", "refs/heads/fix-port";
+    # red team 140, F02)
+    re.compile(r"\bgit (?:pull|fetch)\b((?:[ \t]+-[\w-]+)*)[ \t]+([\w.-]+)(?:[ \t]+(" + _GIT_REF_NAME + "))?"),
+    re.compile(r"^[ \t]*\*[ \t]+branch[ \t]+(" + _GIT_REF_NAME + r")[ \t]+->[ \t]+FETCH_HEAD", re.MULTILINE),
+    re.compile(r"\brefs/heads/(" + _GIT_REF_NAME + ")"),
 )
+_GIT_REMOTE_READS = (0, 8)  # (the reads whose second group is a remote: push, pull/fetch)
 # names a summary may push to that are no branch of the repository
 _GIT_GENERIC_PLACES = frozenset({"remote", "upstream", "origin", "github", "gitlab", "bitbucket", "server",
                                  "repo", "repository", "it", "them", "the", "a", "head"})
@@ -25776,6 +25851,15 @@ _GIT_STEMS = tuple(chain.from_iterable((w, w.capitalize()) for w in (
 _GIT_SENTENCE_WORDS = re.compile(r"\b(?:commit|push|merg|branch|check(?:ed)?\s*out|switch|rebas)\w*", re.IGNORECASE)
 # (a sentence: up to a stop that no word goes on from, "1.5" and "app.yaml" kept; linear)
 _GIT_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=\w))+")
+# the words that, earlier in a branch's clause, say the branch is not yet where git put anything
+# ("it is not merged into main yet", "next step is to merge it into main", "will need a rebase
+# onto main"): no claim of what git did (red team 140, F02)
+# (words that also open a clause telling what was done are not in: "Before lunch I merged it into
+# main", "Next I merged it into main", "Per the plan I merged …")
+_GIT_NOT_DONE = re.compile(r"\b(?:not|never|yet|will|would|should|must|need|needs|todo|pending|plans|planned|"
+                           r"going|can|could|may|might|want|wants|if|to\s+(?:merge|rebase|push|land|check\s+out|"
+                           r"switch))\b|n't\b", re.IGNORECASE)
+_GIT_CLAUSE_START = re.compile(r".*(?:[;,:(]|\band\b|\bthen\b|\bbut\b)", re.IGNORECASE | re.DOTALL)
 
 
 def _git_refs(text: str) -> tuple[frozenset[str], frozenset[str]]:
@@ -25786,13 +25870,14 @@ def _git_refs(text: str) -> tuple[frozenset[str], frozenset[str]]:
     for k, pattern in enumerate(_GIT_REF_READS):
         for m in pattern.finditer(text):
             groups = [g for g in m.groups() if g]
-            if k == 0:
+            if k in _GIT_REMOTE_READS:
                 groups = [g for g in m.groups()[1:] if g]
                 remotes.add(m.group(2).lower())
                 groups = groups[1:]
             for group in groups:
                 for part in group.lstrip("+").split(":"):
-                    part = part.lower().removeprefix("refs/heads/").removeprefix("refs/remotes/")
+                    # (no ref ends in a dot: "updated refs/heads/fix-port." ends a sentence)
+                    part = part.lower().removeprefix("refs/heads/").removeprefix("refs/remotes/").rstrip(".")
                     pieces = part.split("/")
                     names.update("/".join(pieces[i:]) for i in range(len(pieces)) if pieces[i])
                     if len(pieces) > 1:
@@ -25830,8 +25915,21 @@ def _branch_candidates(text: str) -> list[tuple[str, str]]:
                 lowered = name.lower()
                 if lowered in _GIT_GENERIC_PLACES or re.fullmatch(r"[0-9a-f]{7,40}", lowered):
                     continue  # (a place that is no branch, or a commit)
+                if _git_not_done(said, m.start(), m.end()):
+                    continue
                 found.append((name, said.strip()))
     return found
+
+
+def _git_not_done(said: str, start: int, end: int) -> bool:
+    """Is the branch a summary's sentence ``said`` names at ``start:end`` in a negated or future
+    clause (a word of :data:`_GIT_NOT_DONE` before it in its clause, or "yet" right after)?"""
+    before = said[max(0, start - 120):start]
+    opened = _GIT_CLAUSE_START.match(before)
+    clause = before[opened.end():] if opened else before
+    if _GIT_NOT_DONE.search(clause):
+        return True
+    return re.match(r"\s+yet\b", said[end:end + 8], re.IGNORECASE) is not None
 
 
 def _branch_not_named(name: str, branches: frozenset[str], remotes: frozenset[str]) -> bool:
