@@ -15056,8 +15056,9 @@ def _counts_a_sourced_list(data: bytes, end: int, count: int, sources: list[_Fac
         if id(x) not in flat:  # (blanks as one: a wrapped line)
             flat[id(x)] = b" ".join(x.table.data.split()).lower()
         text = flat[id(x)]
-        at = text.find(wanted)
-        while at >= 0:
+        at, looks = text.find(wanted), _LIST_OCCURRENCES
+        while at >= 0 and looks:
+            looks -= 1
             # (one blank at most before and inside: the look is bounded)
             before, after = text[max(0, at - 2):at].rstrip()[-1:], text[at + len(wanted):at + len(wanted) + 6]
             if before not in (b",", b";") and not _LIST_GOES_ON.match(after):
@@ -15067,7 +15068,8 @@ def _counts_a_sourced_list(data: bytes, end: int, count: int, sources: list[_Fac
 
 
 _SENTENCE_REACH = 400
-_LIST_LOOKUPS = 64
+_LIST_LOOKUPS = 16
+_LIST_OCCURRENCES = 16  # (a source's places looked at for one list: the rest are no grounding)
 _SENTENCE_END = re.compile(rb"[.!?](?=[ \t\n\"')]|\Z)|\n")
 _ONE_CONTRASTED = re.compile(rb"\b(?:another|the other|the others|others)\b", re.IGNORECASE)
 # "One council member, Jane Smith, said": a noun of up to three words, then a capitalised name between commas
