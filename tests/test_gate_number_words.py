@@ -130,3 +130,67 @@ def test_a_count_beside_an_idiom_is_still_a_count(text, value):
 ])
 def test_a_capitalised_ordinal_starting_a_sentence_is_no_fact(text):
     assert_accepted(_check(PATCH, text))
+
+
+# red team 140, F06: "twenty one" (a tens word and a unit word apart by a blank) is 21, as
+# "twenty-one" is; each half was grounded on its own, "twenty" by 20 and "one" by 1
+SPLIT = "20 passed, 1 failed in 3.10s\n"
+
+
+@pytest.mark.parametrize("source, text, value", [
+    (SPLIT, "Twenty one passed in 3.10s.", "twenty"),
+    (SPLIT, "All twenty one passed.", "twenty"),
+    (SPLIT, "All twenty one passed.", "one"),
+    ("40 passed, 2 failed\n", "Forty two tests passed.", "forty"),
+])
+def test_a_spaced_compound_is_one_number(source, text, value):
+    find(_check(source, text), "I1", block="s", key="number", value=value)
+
+
+@pytest.mark.parametrize("source, text", [
+    (SUITE, "All twenty one tests pass."),
+    (SUITE, "Twenty one tests passed in 3.40s."),
+    ("42 passed\n", "Forty two tests passed."),
+    # two counts side by side, a word between them, stay two
+    (SPLIT, "Twenty passed and one failed."),
+    (SPLIT, "Twenty passed, one failed."),
+])
+def test_a_spaced_compound_is_grounded_by_its_digits(source, text):
+    assert_accepted(_check(source, text))
+
+
+# red team 140, F09: since grammar v18 a capitalised "One"/"Two" starting a sentence is a count;
+# as a determiner, or counting a list that a source writes, it is held to no digit
+NEWS = ("The city council approved the new budget on Tuesday after a long debate. Council member Jane Smith "
+        "said the plan would fund road repairs and a new library. Opponents argued that taxes would rise.\n")
+DISK = "WARN disk usage 91% on /var\nERROR backup failed: No space left on device\nINFO retrying in 30s\n"
+FAILS = ("FAILED tests/test_a.py::test_x - KeyError\nFAILED tests/test_b.py::test_y - KeyError\n"
+         "FAILED tests/test_c.py::test_z - KeyError\n3 failed in 0.52s\n")
+
+
+@pytest.mark.parametrize("source, text", [
+    (NEWS, "The council approved the budget on Tuesday. One goal is road repairs; another is a new library."),
+    (NEWS, "One council member, Jane Smith, said the plan funds road repairs and a library."),
+    (NEWS, "Two projects are funded: road repairs and a new library."),
+    (NEWS, "One project is road repairs, the other a new library."),
+    (DISK, ("The backup failed: no space left on device (/var at 91%). One fix is to free disk space before the "
+            "retry in 30s.")),
+])
+def test_a_determiner_or_a_sourced_list_count_is_no_figure(source, text):
+    assert_accepted(_check(source, text))
+
+
+@pytest.mark.parametrize("source, text, value", [
+    # a count of the listed items that is not their number
+    (NEWS, "Three projects are funded: road repairs and a new library.", "three"),
+    # a list no source writes as such, or a part of a source's list
+    (NEWS, "Two projects are funded: road repairs and a park.", "two"),
+    (NEWS.replace("road repairs and", "road repairs, a park and"), "Two projects are funded: a park and a new library.",
+     "two"),
+    (FAILS, "Two tests fail: test_x and test_y.", "two"),
+    # a count with no determiner's sign stays a count
+    (FAILS, "One test fails: test_x.", "one"),
+    (PYTEST, "Three tests fail (test_x and test_y).", "three"),
+])
+def test_a_count_beside_a_determiner_or_list_is_still_a_count(source, text, value):
+    find(_check(source, text), "I1", block="s", key="number", value=value)

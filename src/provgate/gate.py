@@ -6436,6 +6436,7 @@ class _Check:
                   lambda o, r: _ground_underscore_emphasis(tables, sources, o, r),
                   lambda o, r: _ground_units_respelled(tables, sources, o, r),
                   lambda o, r: _ground_number_words_in_digits(tables, sources, o, r),
+                  lambda o, r: _ground_cardinals_counting_nothing(tables, sources, o, r),
                   lambda o, r: _ground_dates_and_times(tables, sources, o, r),
                   lambda o, r: _ground_rounded(tables, sources, o, r) if (
                       self.edit.operator in LOSSY_OPERATORS) else (o, r),
@@ -14972,7 +14973,7 @@ def _ground_number_words_in_digits(tables: list[FactTable], sources: list[list[_
         data = table.data
         for n, a, b in zip(at.tolist(), table.start[row[at]].tolist(), table.end[row[at]].tolist()):
             if (digits := _DIGITS_OF_CARDINAL.get(data[a:b])) is not None:
-                asked.setdefault(digits, []).append(n)
+                asked.setdefault(_spaced_compound_digits(data, a, b) or digits, []).append(n)
     if not asked:
         return owner, row
     wanted = fingerprint_values(list(asked))
@@ -14989,6 +14990,120 @@ def _ground_number_words_in_digits(tables: list[FactTable], sources: list[list[_
 
 # a cardinal as a text writes it (lower case, or capitalised starting a sentence) -> its digits
 _DIGITS_OF_CARDINAL = CARDINAL_DIGITS | {w.capitalize(): d for w, d in CARDINAL_DIGITS.items()}
+
+
+def _spaced_compound_digits(data: bytes, start: int, end: int) -> bytes | None:
+    """The digits of the number that the cardinal at ``data[start:end]`` is half of when a tens
+    word and a unit word one..nine stand apart by blanks ("twenty one", "Forty two"), else None
+    (red team 140, F06: "Twenty one passed" of ``20 passed, 1 failed`` was grounded word by word,
+    "twenty" by 20 and "one" by 1, and accepted). Grammar v18 joins only "twenty-one"; each half
+    of the spaced form is asked for the whole number here, so neither is grounded by its own."""
+    word = data[start:end].lower()
+    if word in _CARDINAL_TENS:
+        m = _UNIT_AFTER_TENS.match(data, end)
+        return None if m is None else _COMPOUND_DIGITS[word + b"-" + m.group(1).lower()]
+    if word in _CARDINAL_UNITS:
+        m = _TENS_BEFORE_UNIT.search(data[max(0, start - _TENS_REACH):start])
+        return None if m is None else _COMPOUND_DIGITS[m.group(1).lower() + b"-" + word]
+    return None
+
+
+_CARDINAL_TENS = frozenset(b"twenty thirty forty fifty sixty seventy eighty ninety".split())
+_CARDINAL_UNITS = frozenset(b"one two three four five six seven eight nine".split())
+_COMPOUND_DIGITS = {w: d for w, d in CARDINAL_DIGITS.items() if b"-" in w}
+_UNIT_AFTER_TENS = re.compile(rb"[ \t]+(" + b"|".join(_CARDINAL_UNITS) + rb")(?![\-.]?[0-9A-Za-z_\x80-\xff])",
+                              re.IGNORECASE)
+_TENS_BEFORE_UNIT = re.compile(rb"(?<![0-9A-Za-z_\x80-\xff\-])(" + b"|".join(_CARDINAL_TENS) + rb")[ \t]+\Z",
+                               re.IGNORECASE)
+_TENS_REACH = 16  # (the longest tens word and a run of blanks: the look-behind is bounded)
+
+
+def _ground_cardinals_counting_nothing(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                                       row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a cardinal that counts nothing a source must hold is let
+    go (red team 140, F09: since grammar v18 a capitalised "One"/"Two" starting a sentence is a
+    count, and SummEdits-like prose over a source with no 1 or 2 was refused for it):
+    - "one" as a determiner: "One goal is X; another is Y" (another / the other later in the
+      sentence), "One council member, Jane Smith, said" (an appositive name), "One fix is to
+      free disk space" (a suggestion);
+    - a count of the list the sentence gives after a colon, when a source writes that very list:
+      "Two projects are funded: road repairs and a new library" of "... fund road repairs and a
+      new library." (two items, the source's whole list). "Three tests fail: a and b" (two
+      items) and a list no source writes as such stay refused."""
+    keep = np.ones(owner.size, dtype=np.bool_)
+    flat: dict[int, bytes] = {}  # (a source's text with its blanks as one, made once)
+    lists_left = _LIST_LOOKUPS  # (each looks through the sources: bounded, the rest stay counts)
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] != _KIND_NUMBER:
+            continue
+        data, a, b = table.data, int(table.start[r]), int(table.end[r])
+        word = data[a:b].lower()
+        if word == b"one":
+            keep[n] = not _determiner_one(data, a, b)
+        elif word in _LIST_COUNTS and lists_left:
+            lists_left -= 1
+            keep[n] = not _counts_a_sourced_list(data, b, int(_LIST_COUNTS[word]), sources[t], flat)
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+def _sentence_rest(data: bytes, end: int) -> bytes:
+    """What follows ``end`` up to the end of its sentence (bounded: a look at most
+    ``_SENTENCE_REACH`` bytes ahead)."""
+    rest = data[end:end + _SENTENCE_REACH]
+    m = _SENTENCE_END.search(rest)
+    return rest if m is None else rest[:m.start()]
+
+
+def _determiner_one(data: bytes, start: int, end: int) -> bool:
+    """Is the "one" at ``data[start:end]`` a determiner that counts nothing: "One X ...; another
+    ...", "One X, Jane Smith, said", "One fix is to ..." (_ground_cardinals_counting_nothing)?"""
+    return bool(_ONE_APPOSITIVE.match(data, end) or _ONE_SUGGESTION.match(data, end)
+                or _ONE_CONTRASTED.search(_sentence_rest(data, end)))
+
+
+def _counts_a_sourced_list(data: bytes, end: int, count: int, sources: list[_Facts],
+                           flat: dict[int, bytes]) -> bool:
+    """Does the cardinal ending at ``end`` count the list its sentence gives after a colon
+    (``count`` items, "a, b and c"), and does a source write that list whole: the same words in
+    the same order, no item of the source's list before or after it?"""
+    rest = _sentence_rest(data, end)
+    colon = rest.find(b":")
+    if colon < 0 or b"\n" in rest:
+        return False
+    listed = b" ".join(rest[colon + 1:].split())
+    items = [x for x in _LIST_SEPARATOR.split(listed) if x.strip()]
+    if len(items) != count:
+        return False
+    wanted = listed.lower()
+    for x in sources:
+        if id(x) not in flat:  # (blanks as one: a wrapped line)
+            flat[id(x)] = b" ".join(x.table.data.split()).lower()
+        text = flat[id(x)]
+        at, looks = text.find(wanted), _LIST_OCCURRENCES
+        while at >= 0 and looks:
+            looks -= 1
+            # (one blank at most before and inside: the look is bounded)
+            before, after = text[max(0, at - 2):at].rstrip()[-1:], text[at + len(wanted):at + len(wanted) + 6]
+            if before not in (b",", b";") and not _LIST_GOES_ON.match(after):
+                return True
+            at = text.find(wanted, at + 1)
+    return False
+
+
+_SENTENCE_REACH = 400
+_LIST_LOOKUPS = 16
+_LIST_OCCURRENCES = 16  # (a source's places looked at for one list: the rest are no grounding)
+_SENTENCE_END = re.compile(rb"[.!?](?=[ \t\n\"')]|\Z)|\n")
+_ONE_CONTRASTED = re.compile(rb"\b(?:another|the other|the others|others)\b", re.IGNORECASE)
+# "One council member, Jane Smith, said": a noun of up to three words, then a capitalised name between commas
+_ONE_APPOSITIVE = re.compile(rb"[ \t]+[a-z]+(?:[ \t]+[a-z]+){0,2},[ \t]+[A-Z][a-z]+(?:[ \t]+[A-Z][A-Za-z.'-]*){0,3},")
+# "One fix is to free disk space", "One option would be to": a suggestion, no count
+_ONE_SUGGESTION = re.compile(rb"[ \t]+[a-z]+[ \t]+(?:is|was|would[ \t]+be|could[ \t]+be|might[ \t]+be)[ \t]+to[ \t]")
+_LIST_COUNTS = {w: d for w, d in CARDINAL_DIGITS.items() if w in (b"two", b"three", b"four", b"five", b"six",
+                                                                 b"seven", b"eight", b"nine")}
+_LIST_SEPARATOR = re.compile(rb",[ \t]*(?:and[ \t]+|or[ \t]+)?|[ \t]+(?:and|or)[ \t]+|;[ \t]*")
+_LIST_GOES_ON = re.compile(rb"[ \t]*(?:,|;|and[ \t]|or[ \t])")
 
 
 def _holds_count(table: FactTable, hi: int, lo: int) -> bool:
