@@ -15051,7 +15051,7 @@ def _sentence_rest(data: bytes, end: int) -> bytes:
     """What follows ``end`` up to the end of its sentence (bounded: a look at most
     ``_SENTENCE_REACH`` bytes ahead)."""
     rest = data[end:end + _SENTENCE_REACH]
-    m = _SENTENCE_END.search(rest)
+    m = _COUNTED_SENTENCE_END.search(rest)
     return rest if m is None else rest[:m.start()]
 
 
@@ -15072,7 +15072,7 @@ def _counts_a_sourced_list(data: bytes, end: int, count: int, sources: list[_Fac
     if colon < 0 or b"\n" in rest:
         return False
     listed = b" ".join(rest[colon + 1:].split())
-    items = [x for x in _LIST_SEPARATOR.split(listed) if x.strip()]
+    items = [x for x in _COUNTED_LIST_SEPARATOR.split(listed) if x.strip()]
     if len(items) != count:
         return False
     wanted = listed.lower()
@@ -15094,7 +15094,7 @@ def _counts_a_sourced_list(data: bytes, end: int, count: int, sources: list[_Fac
 _SENTENCE_REACH = 400
 _LIST_LOOKUPS = 16
 _LIST_OCCURRENCES = 16  # (a source's places looked at for one list: the rest are no grounding)
-_SENTENCE_END = re.compile(rb"[.!?](?=[ \t\n\"')]|\Z)|\n")
+_COUNTED_SENTENCE_END = re.compile(rb"[.!?](?=[ \t\n\"')]|\Z)|\n")
 _ONE_CONTRASTED = re.compile(rb"\b(?:another|the other|the others|others)\b", re.IGNORECASE)
 # "One council member, Jane Smith, said": a noun of up to three words, then a capitalised name between commas
 _ONE_APPOSITIVE = re.compile(rb"[ \t]+[a-z]+(?:[ \t]+[a-z]+){0,2},[ \t]+[A-Z][a-z]+(?:[ \t]+[A-Z][A-Za-z.'-]*){0,3},")
@@ -15102,7 +15102,7 @@ _ONE_APPOSITIVE = re.compile(rb"[ \t]+[a-z]+(?:[ \t]+[a-z]+){0,2},[ \t]+[A-Z][a-
 _ONE_SUGGESTION = re.compile(rb"[ \t]+[a-z]+[ \t]+(?:is|was|would[ \t]+be|could[ \t]+be|might[ \t]+be)[ \t]+to[ \t]")
 _LIST_COUNTS = {w: d for w, d in CARDINAL_DIGITS.items() if w in (b"two", b"three", b"four", b"five", b"six",
                                                                  b"seven", b"eight", b"nine")}
-_LIST_SEPARATOR = re.compile(rb",[ \t]*(?:and[ \t]+|or[ \t]+)?|[ \t]+(?:and|or)[ \t]+|;[ \t]*")
+_COUNTED_LIST_SEPARATOR = re.compile(rb",[ \t]*(?:and[ \t]+|or[ \t]+)?|[ \t]+(?:and|or)[ \t]+|;[ \t]*")
 _LIST_GOES_ON = re.compile(rb"[ \t]*(?:,|;|and[ \t]|or[ \t])")
 
 
