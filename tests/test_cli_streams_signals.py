@@ -24,6 +24,22 @@ SRC = str(Path(cli.__file__).resolve().parents[1])
 ENV = {**{k: v for k, v in os.environ.items() if k != "PROVGATE_STORE"}, "PYTHONPATH": SRC}
 CMD = [sys.executable, "-m", "provgate"]
 
+
+def _popen_as_in_a_terminal(*args, **kwargs) -> subprocess.Popen:
+    """``subprocess.Popen``, the child started with SIGINT as a terminal's foreground job has it:
+    caught by default and not blocked. A child inherits an ignored or blocked SIGINT from the
+    process that starts it (Python then leaves it ignored, as a shell's background job), and in
+    the whole suite's run a test worker's state is not this test's to choose (the two tests below
+    hung on a CI run, every SIGINT unanswered, though they passed alone)."""
+    was_blocked = signal.SIGINT in signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return subprocess.Popen(*args, **kwargs)
+    finally:
+        signal.signal(signal.SIGINT, handler)
+        if was_blocked:
+            signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])
+
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="pipes, FIFOs and /dev/full as on Linux")
 
 EDIT = {"operator": "rewrite",
@@ -111,7 +127,7 @@ def test_sigint_before_the_commit_is_exit_2_with_a_json_error(tmp_path):
     db = made_store(tmp_path)
     fifo = tmp_path / "in.fifo"
     os.mkfifo(fifo)
-    p = subprocess.Popen([*CMD, "check", str(fifo), "--store", "db", "--session", "S"], cwd=tmp_path, env=ENV,
+    p = _popen_as_in_a_terminal([*CMD, "check", str(fifo), "--store", "db", "--session", "S"], cwd=tmp_path, env=ENV,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     writer = None
     try:
@@ -151,7 +167,7 @@ def test_sigint_after_the_commit_keeps_the_verdict_status_and_flags_stdout(tmp_p
     big_rejected_edit(tmp_path)
     r, w = os.pipe()
     size = fcntl.fcntl(w, 1032)  # F_GETPIPE_SZ
-    p = subprocess.Popen([*CMD, "check", "e2.json", "--store", "db", "--session", "S"], cwd=tmp_path, env=ENV,
+    p = _popen_as_in_a_terminal([*CMD, "check", "e2.json", "--store", "db", "--session", "S"], cwd=tmp_path, env=ENV,
                          stdout=w, stderr=subprocess.PIPE, text=True)
     os.close(w)
     try:
