@@ -166,6 +166,8 @@ NEWS = ("The city council approved the new budget on Tuesday after a long debate
 DISK = "WARN disk usage 91% on /var\nERROR backup failed: No space left on device\nINFO retrying in 30s\n"
 FAILS = ("FAILED tests/test_a.py::test_x - KeyError\nFAILED tests/test_b.py::test_y - KeyError\n"
          "FAILED tests/test_c.py::test_z - KeyError\n3 failed in 0.52s\n")
+NODES = ("$ kubectl get nodes\nNAME     STATUS     ROLES    AGE   VERSION\nnode-a   Ready      <none>   12d   v1.29.2\n"
+         "node-b   NotReady   <none>   12d   v1.29.2\nnode-c   NotReady   <none>   12d   v1.29.2\n")
 
 
 @pytest.mark.parametrize("source, text", [
@@ -191,6 +193,23 @@ def test_a_determiner_or_a_sourced_list_count_is_no_figure(source, text):
     # a count with no determiner's sign stays a count
     (FAILS, "One test fails: test_x.", "one"),
     (PYTEST, "Three tests fail (test_x and test_y).", "three"),
+    # red team 141, F01: a "one" stated with an outcome or a state, or set against the rest of
+    # the set, counts it ("the others" of three failures; a kubectl listing with two NotReady rows)
+    (FAILS, "One test failed; the others passed.", "one"),
+    (FAILS, "One test failed (test_x); the other 10 passed.", "one"),
+    (FAILS, "One test fails in tests/test_a.py and another file has warnings.", "one"),
+    (NODES, "One node is NotReady (node-b); the others are Ready.", "one"),
+    (NODES, "One node is NotReady (node-b); another is Ready.", "one"),
 ])
 def test_a_count_beside_a_determiner_or_list_is_still_a_count(source, text, value):
     find(_check(source, text), "I1", block="s", key="number", value=value)
+
+
+@pytest.mark.parametrize("source, text", [
+    # the honest twins of red team 141's F01: the count right, or a determiner with no state
+    (FAILS, "Three tests failed (test_x, test_y, test_z); the others passed."),
+    (NODES, "Node-b and node-c are NotReady; the other node is Ready."),
+    (NEWS, "One reason is the taxes; another is the library."),
+])
+def test_a_count_of_one_told_against_the_rest_is_held_to_the_sources(source, text):
+    assert_accepted(_check(source, text))

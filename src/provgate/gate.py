@@ -15058,8 +15058,14 @@ def _sentence_rest(data: bytes, end: int) -> bytes:
 def _determiner_one(data: bytes, start: int, end: int) -> bool:
     """Is the "one" at ``data[start:end]`` a determiner that counts nothing: "One X ...; another
     ...", "One X, Jane Smith, said", "One fix is to ..." (_ground_cardinals_counting_nothing)?"""
-    return bool(_ONE_APPOSITIVE.match(data, end) or _ONE_SUGGESTION.match(data, end)
-                or _ONE_CONTRASTED.search(_sentence_rest(data, end)))
+    if _ONE_APPOSITIVE.match(data, end) or _ONE_SUGGESTION.match(data, end):
+        return True
+    # "One X failed; the others passed" parts a set the sources count, and so does "One X is
+    # NotReady; another ...": a one stated with an outcome or a state, or set against "the others"
+    # / "the other 10", is a count (red team 141, F01)
+    rest = _sentence_rest(data, end)
+    contrast = _ONE_CONTRASTED.search(rest)
+    return contrast is not None and not _ONE_STATED_OUTCOME.search(rest, 0, contrast.start())
 
 
 def _counts_a_sourced_list(data: bytes, end: int, count: int, sources: list[_Facts],
@@ -15095,7 +15101,11 @@ _SENTENCE_REACH = 400
 _LIST_LOOKUPS = 16
 _LIST_OCCURRENCES = 16  # (a source's places looked at for one list: the rest are no grounding)
 _COUNTED_SENTENCE_END = re.compile(rb"[.!?](?=[ \t\n\"')]|\Z)|\n")
-_ONE_CONTRASTED = re.compile(rb"\b(?:another|the other|the others|others)\b", re.IGNORECASE)
+_ONE_CONTRASTED = re.compile(rb"\b(?:another|the other)\b(?![ \t]*[0-9])", re.IGNORECASE)
+_ONE_STATED_OUTCOME = re.compile(
+    rb"\b(?:fail|pass|error|succe|crash|broke|timed[ \t]+out|time[sd]?[ \t]*out|(?:not[ \t]*)?ready|running|pending|"
+    rb"down|skip|exit|abort|hang|hung|reject|refus|denied|missing|unhealthy|healthy|degraded|evicted|terminat)",
+    re.IGNORECASE)
 # "One council member, Jane Smith, said": a noun of up to three words, then a capitalised name between commas
 _ONE_APPOSITIVE = re.compile(rb"[ \t]+[a-z]+(?:[ \t]+[a-z]+){0,2},[ \t]+[A-Z][a-z]+(?:[ \t]+[A-Z][A-Za-z.'-]*){0,3},")
 # "One fix is to free disk space", "One option would be to": a suggestion, no count
