@@ -238,6 +238,15 @@ NOT_DONE_PAIRS = {
                   "Pushed fix-port; it was rebased onto main before merging.", "main"),
     "isnt_merged": ("Pushed fix-port, which isn't merged into main.", "Pushed fix-port, which is merged into main.",
                     "main"),
+    # (red team 141, F02: a not-done word of a clause of its own, then a subject telling what git did)
+    "as_planned": ("As planned I pushed fix-port; it is not merged into main.", "As planned I merged fix-port into main.",
+                   "main"),
+    "did_not_fail": ("Since the tests did not fail I pushed fix-port; I have not merged it into main.",
+                     "Since the tests did not fail I merged fix-port into main.", "main"),
+    "could_break": ("Because nothing could break I pushed fix-port; we need to merge it into main.",
+                    "Because nothing could break we merged fix-port into main.", "main"),
+    "need_for_review": ("Without any need for review I pushed fix-port, not yet merged into main.",
+                        "Without any need for review I merged fix-port into main.", "main"),
 }
 
 

@@ -25984,6 +25984,9 @@ _GIT_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=\w))+")
 _GIT_NOT_DONE = re.compile(r"\b(?:not|never|yet|will|would|should|must|need|needs|todo|pending|plans|planned|"
                            r"going|can|could|may|might|want|wants|if|to\s+(?:merge|rebase|push|land|check\s+out|"
                            r"switch))\b|n't\b", re.IGNORECASE)
+_GIT_DONE_BY_SUBJECT = re.compile(r"\b(?:I|we|they|he|she|you|someone|[Ww]ho)\s+(?:(?:have|had|also|then|just|already)\s+|'ve\s+)?"
+                                  r"(?:merged|pushed|rebased|checked\s+out|switched|committed|landed|"
+                                  r"fast-forwarded|cherry-picked|force-pushed|moved)\b")
 _GIT_CLAUSE_START = re.compile(r".*(?:[;,:(]|\band\b|\bthen\b|\bbut\b)", re.IGNORECASE | re.DOTALL)
 
 
@@ -26052,7 +26055,12 @@ def _git_not_done(said: str, start: int, end: int) -> bool:
     before = said[max(0, start - 120):start]
     opened = _GIT_CLAUSE_START.match(before)
     clause = before[opened.end():] if opened else before
-    if _GIT_NOT_DONE.search(clause):
+    last = None
+    for last in _GIT_NOT_DONE.finditer(clause):
+        pass
+    # (a subject telling what git did after the word is a clause of its own: "Since the tests did
+    # not fail I merged it into main", "As planned we pushed to main": red team 141, F02)
+    if last is not None and not _GIT_DONE_BY_SUBJECT.search(clause, last.end()):
         return True
     return re.match(r"\s+yet\b", said[end:end + 8], re.IGNORECASE) is not None
 
