@@ -70,6 +70,8 @@ PATCH = (
 )
 STAT = "[fix-backoff 9a8b7c6] Fix backoff exponent\n 1 file changed, 1 insertion(+), 1 deletion(-)\n"
 STAT_MORE = "[fix 1a2b3c4] Fix\n 2 files changed, 3 insertions(+), 2 deletions(-)\n"
+PR_JSON = '{"html_url": "https://github.com/acme/api/pull/87", "number": 87, "state": "open", "additions": 214, "deletions": 37, "changed_files": 6}\n'
+PR_PAGE = "$ gh pr view 87\n#87 Add Redis cache layer\nbobsmith wants to merge 3 commits: 214 additions, 37 deletions, 6 files changed\n"
 
 
 @pytest.mark.parametrize(("source", "honest"), [
@@ -77,6 +79,9 @@ STAT_MORE = "[fix 1a2b3c4] Fix\n 2 files changed, 3 insertions(+), 2 deletions(-
     pytest.param("x = cfg.load()\n", "Reads it with `cfg.load()`.\n", id="code span of a method"),
     pytest.param(STAT, "Commit 9a8b7c6 touches 1 file (+1/-1).\n", id="stat as +1/-1"),
     pytest.param(STAT_MORE, "Commit 1a2b3c4: 2 files, +3 -2.\n", id="stat as +3 -2"),
+    # (red team 141, F10: GitHub's words and its API's keys)
+    pytest.param(PR_JSON, "PR #87 changes 6 files (+214/-37).\n", id="API keys as +214/-37"),
+    pytest.param(PR_PAGE, "PR #87: +214 -37 in 6 files.\n", id="GitHub's words as +214 -37"),
 ])
 def test_a_code_span_or_a_stat_of_what_the_sources_say_is_grounded(source, honest):
     assert_accepted(_summarize(source, honest))
@@ -88,6 +93,10 @@ def test_a_code_span_or_a_stat_of_what_the_sources_say_is_grounded(source, hones
     pytest.param("backoff_ms(1)\n", "Fixed `backoff()`.\n", "backoff()", id="a longer name"),
     pytest.param(STAT_MORE, "Commit 1a2b3c4: 2 files, +2 -3.\n", "-3", id="stat signs swapped"),
     pytest.param(STAT_MORE, "Commit 1a2b3c4: 2 files, +3 -4.\n", "-4", id="a count no stat has"),
+    pytest.param(PR_JSON, "PR #87 changes 6 files (+37/-214).\n", "-214", id="API keys swapped"),
+    pytest.param(PR_JSON, "PR #87 changes 6 files (+214/-38).\n", "-38", id="a count no key has"),
+    pytest.param(PR_JSON, "PR #87 changes 6 files (+214/-6).\n", "-6", id="another key's count"),
+    pytest.param(PR_PAGE, "PR #87: +214 -370 in 6 files.\n", "-370", id="a longer count"),
 ])
 def test_a_code_span_or_a_stat_of_something_else_is_refused(source, lie, value):
     find(_summarize(source, lie), "I1", value=value)

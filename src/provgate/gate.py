@@ -12836,7 +12836,8 @@ def _ground_diffstat_signs(tables: list[FactTable], sources: list[list[_Facts]],
                            row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The (owner, row) pairs left once a signed count, ``+1`` or ``-1``, is grounded by the
     lines git's stat counts with that sign: "(+1/-1)" of ``1 insertion(+), 1 deletion(-)`` (red
-    team 138, F12: refused for ``-1``, a signed number no source writes)."""
+    team 138, F12: refused for ``-1``, a signed number no source writes), of GitHub's "37
+    deletions" and of its API's ``"deletions": 37`` (red team 141, F10)."""
     keep = np.ones(owner.size, dtype=np.bool_)
     for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
         table = tables[t]
@@ -12845,11 +12846,15 @@ def _ground_diffstat_signs(tables: list[FactTable], sources: list[list[_Facts]],
         value = table.value_bytes(r)
         if len(value) < 2 or value[0] not in b"+-" or not value[1:].isdigit():
             continue
-        stat = re.compile(rb"(?<![0-9])" + value[1:] + (rb" insertions?\(\+\)" if value[0] == 43 else rb" deletions?\(-\)"))
+        count, words = value[1:], _SIGNED_COUNT_WORDS[value[0]]
+        # (git's stat, GitHub's words and its API's keys: "37 deletions(-)", "37 deletions", "deletions": 37)
+        stat = re.compile(rb"(?<![0-9])" + count + rb"[ \t]+(?:" + words + rb")(?:\([-+]\))?(?![A-Za-z])|(?<![A-Za-z])(?:"
+                          + words + rb")[\"']?[ \t]*[:=][ \t]*" + count + rb"(?![0-9.])")
         keep[n] = not any(stat.search(facts.table.data) is not None for facts in sources[t])
     return (owner, row) if keep.all() else (owner[keep], row[keep])
 
 
+_SIGNED_COUNT_WORDS = {43: rb"insertions?|additions?", 45: rb"deletions?"}  # (by the sign's byte: + and -)
 # the review words a summary writes -> how a source shows one
 _PULL_REQUEST = re.compile(rb"(?i)(?<![A-Za-z])(?:gh[ \t]+pr|pull[ \t_-]+requests?|pulls?/[0-9])|/pull/[0-9]")
 _MERGE_REQUEST = re.compile(rb"(?i)(?<![A-Za-z])(?:glab[ \t]+mr|merge[ \t_-]+requests?)")
