@@ -100,3 +100,36 @@ def test_a_code_span_or_a_stat_of_what_the_sources_say_is_grounded(source, hones
 ])
 def test_a_code_span_or_a_stat_of_something_else_is_refused(source, lie, value):
     find(_summarize(source, lie), "I1", value=value)
+
+
+# -- an acronym or a Python constant written in another case by its source; an attribute
+# named by Python's error (red team 141, F12)
+
+JEST = ("Run npm test\n> jest --ci\nFAIL src/api/client.test.ts\n  ● ApiClient › retries on 503\n"
+        "Tests:       1 failed, 23 passed, 24 total\n")
+TRACE = ("FAILED tests/test_users.py::test_update_user - AttributeError: 'NoneType' object has no "
+         "attribute 'name'\n")
+PLAN = "  # aws_s3_bucket.logs will be created\n  + resource \"aws_s3_bucket\" \"logs\" {\n"
+
+
+@pytest.mark.parametrize(("source", "honest"), [
+    pytest.param(JEST, "CI failed: 1 of 24 jest tests failed.\n", id="CI of jest --ci"),
+    pytest.param(JEST, "The API client test fails.\n", id="API of ApiClient and src/api/"),
+    pytest.param(TRACE, "test_update_user fails because a None user has no .name.\n", id="None and .name"),
+    pytest.param(PLAN, "A new S3 bucket aws_s3_bucket.logs will be created.\n", id="S3 of aws_s3_bucket"),
+])
+def test_an_acronym_its_source_writes_in_another_case_is_grounded(source, honest):
+    assert_accepted(_summarize(source, honest))
+
+
+@pytest.mark.parametrize(("source", "lie", "value"), [
+    pytest.param(JEST, "The CD deploy failed.\n", "CD", id="an acronym no source writes"),
+    pytest.param(JEST, "The RPC client test fails.\n", "RPC", id="another acronym"),
+    pytest.param("rapid retries\n", "The API retries.\n", "API", id="a part of a longer word"),
+    pytest.param("It is only $XXX a month.\n", "It only costs $XX a month.\n", "XX", id="a part of a longer acronym"),
+    pytest.param(TRACE, "test_update_user fails because a None user has no .email.\n", ".email",
+                 id="another attribute"),
+    pytest.param(PLAN, "A new GCS bucket aws_s3_bucket.logs will be created.\n", "GCS", id="another store"),
+])
+def test_an_acronym_no_source_writes_is_refused(source, lie, value):
+    find(_summarize(source, lie), "I1", value=value)

@@ -6427,6 +6427,7 @@ class _Check:
                   lambda o, r: _ground_abbreviations(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_review_words(tables, sources, o, r),
                   lambda o, r: _ground_diffstat_signs(tables, sources, o, r),
+                  lambda o, r: _ground_acronyms_in_identifiers(tables, sources, o, r),
                   lambda o, r: _ground_in_url_parts(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_pins_in_prose(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_specifier_clauses(tables, sources, o, r),
@@ -12854,6 +12855,47 @@ def _ground_diffstat_signs(tables: list[FactTable], sources: list[list[_Facts]],
     return (owner, row) if keep.all() else (owner[keep], row[keep])
 
 
+def _ground_acronyms_in_identifiers(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                                   row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once an acronym a summary capitalises (``API``, ``CI``,
+    ``S3``) or Python's ``None``/``True``/``False`` is grounded by a source that writes it in
+    another case as a word or a whole part of an identifier: ``tests/test_api.py``,
+    ``jest --ci``, ``aws_s3_bucket``, ``ApiClient``, ``NoneType`` (red team 141, F12: honest
+    summaries were refused for the word); and an attribute ``.name`` by Python's "has no
+    attribute 'name'". A part of a longer word grounds nothing (``rapid``,
+    ``apis``): the word must stand between a non-alphanumeric byte (or the start of an upper-case
+    word) and a byte that is no lower-case letter or digit."""
+    keep = np.ones(owner.size, dtype=np.bool_)
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] not in (_KIND_NAME, _KIND_IDENTIFIER):
+            continue
+        value = table.value_bytes(r)
+        if _ATTRIBUTE.fullmatch(value):  # (".name" of "object has no attribute 'name'")
+            written = re.compile(rb"\battribute '" + re.escape(value[1:]) + rb"'")
+        elif _ACRONYM.fullmatch(value) or value in _PYTHON_CONSTANTS:
+            written = re.compile(rb"(?<![A-Za-z0-9])(?i:" + value + rb")(?![a-z0-9])")
+        else:
+            continue
+        keep[n] = not any(_written_whole(written, facts.table.data) for facts in sources[t])
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+def _written_whole(written: re.Pattern[bytes], data: bytes) -> bool:
+    """Does ``data`` write the word ``written`` finds whole: an upper-case match followed by an
+    upper-case letter is part of a longer word (``XX`` of ``$XXX``), a lower-case or
+    capitalised one is a camel-case part (``Api`` of ``ApiClient``). The first 16 matches are
+    asked (bounded; the rest ground nothing: fail closed)."""
+    for m, _ in zip(written.finditer(data), range(16)):
+        after = data[m.end():m.end() + 1]
+        if not (after.isupper() and m.group().isupper()):
+            return True
+    return False
+
+
+_ACRONYM = re.compile(rb"[A-Z][A-Z0-9]{1,5}")
+_ATTRIBUTE = re.compile(rb"\.[A-Za-z_][A-Za-z0-9_]{0,63}")
+_PYTHON_CONSTANTS = frozenset((b"None", b"True", b"False"))
 _SIGNED_COUNT_WORDS = {43: rb"insertions?|additions?", 45: rb"deletions?"}  # (by the sign's byte: + and -)
 # the review words a summary writes -> how a source shows one
 _PULL_REQUEST = re.compile(rb"(?i)(?<![A-Za-z])(?:gh[ \t]+pr|pull[ \t_-]+requests?|pulls?/[0-9])|/pull/[0-9]")
