@@ -133,3 +133,29 @@ def test_an_acronym_its_source_writes_in_another_case_is_grounded(source, honest
 ])
 def test_an_acronym_no_source_writes_is_refused(source, lie, value):
     find(_summarize(source, lie), "I1", value=value)
+
+
+# -- a URL's path, and curl's method (red team 141, F08)
+
+CURL = ("$ curl -i https://api.example.com/v1/users/42?expand=teams\nHTTP/2 404\n"
+        'content-type: application/json\n\n{"error": "not_found"}\n')
+CURL_DELETE = "$ curl -i -X DELETE https://api.example.com/v1/users/42\nHTTP/2 204\n"
+
+
+@pytest.mark.parametrize(("source", "honest"), [
+    pytest.param(CURL, "The request to /v1/users/42 returned 404.\n", id="a URL's path"),
+    pytest.param(CURL, "GET /v1/users/42?expand=teams returned 404.\n", id="its path and query, curl's GET"),
+    pytest.param(CURL, "GET https://api.example.com/v1/users/42?expand=teams returned 404.\n", id="GET and the URL"),
+])
+def test_a_urls_path_and_curls_method_are_grounded(source, honest):
+    assert_accepted(_summarize(source, honest))
+
+
+@pytest.mark.parametrize(("source", "lie", "value"), [
+    pytest.param(CURL, "The request to /v1/users/43 returned 404.\n", "/v1/users/43", id="another path"),
+    pytest.param(CURL, "The request to /v1/users returned 404.\n", "/v1/users", id="a part of the path"),
+    pytest.param(CURL, "POST /v1/users/42 returned 404.\n", "POST", id="a method curl did not send"),
+    pytest.param(CURL_DELETE, "GET /v1/users/42 returned 204.\n", "GET", id="GET of curl -X DELETE"),
+])
+def test_another_path_or_method_is_refused(source, lie, value):
+    find(_summarize(source, lie), "I1", value=value)

@@ -12823,7 +12823,8 @@ def _ground_review_words(tables: list[FactTable], sources: list[list[_Facts]], o
     """The (owner, row) pairs left once ``PR`` (or ``MR``) is grounded by a source that shows a
     pull (merge) request however it spells it: ``gh pr view 57``, ``pull request``, a
     ``/pull/57`` link (red team 138, F05: "PR #57 is open" of ``gh pr view 57`` was refused for
-    the word; its number is asked as any number is)."""
+    the word; its number is asked as any number is); and ``GET`` by a ``curl`` (or ``wget``)
+    command naming no other method, or a request line (red team 141, F08)."""
     keep = np.ones(owner.size, dtype=np.bool_)
     for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
         table = tables[t]
@@ -12900,7 +12901,11 @@ _SIGNED_COUNT_WORDS = {43: rb"insertions?|additions?", 45: rb"deletions?"}  # (b
 # the review words a summary writes -> how a source shows one
 _PULL_REQUEST = re.compile(rb"(?i)(?<![A-Za-z])(?:gh[ \t]+pr|pull[ \t_-]+requests?|pulls?/[0-9])|/pull/[0-9]")
 _MERGE_REQUEST = re.compile(rb"(?i)(?<![A-Za-z])(?:glab[ \t]+mr|merge[ \t_-]+requests?)")
-_REVIEW_SHOWN = {b"PR": _PULL_REQUEST, b"PRs": _PULL_REQUEST, b"MR": _MERGE_REQUEST, b"MRs": _MERGE_REQUEST}
+# an HTTP client's command line that names no other method (curl's default GET; wget's)
+_GET_SENT = re.compile(rb"(?m)(?<![A-Za-z_-])(?:curl(?![^\n]*(?:[ \t]-X|--request|[ \t]-d\b|--data|[ \t]-F\b|--form|"
+                       rb"[ \t]-I\b|--head|[ \t]-T\b|--upload))|wget)[ \t][^\n]*://|^GET[ \t]+/")
+_REVIEW_SHOWN = {b"PR": _PULL_REQUEST, b"PRs": _PULL_REQUEST, b"MR": _MERGE_REQUEST, b"MRs": _MERGE_REQUEST,
+                 b"GET": _GET_SENT}
 
 
 def _same_file(written: bytes, named: bytes) -> bool:
@@ -14501,11 +14506,11 @@ _URL_AUTHORITY = re.compile(rb"[A-Za-z][A-Za-z0-9+.\-]*://(?:([^@/?#:\[\]]*)(?::
                             rb"(\[[0-9A-Fa-f:.]+\]|[^@/?#:\[\]]*)(?::([0-9]+))?")
 # the kinds a piece of a URL's authority is read as in a summary: deploy (the name of a pin),
 # 10.0.0.12 and 22 (numbers), db.internal and db-3 (identifiers), Prod (a name)
-_URL_PART_KINDS = frozenset((_KIND_NUMBER, _KIND_IDENTIFIER, _KIND_NAME))
+_URL_PART_KINDS = frozenset((_KIND_NUMBER, _KIND_IDENTIFIER, _KIND_NAME, _KIND_PATH))
 
 
 def _url_parts(facts: _Facts) -> set[bytes]:
-    """The user, host and port of every URL a text states, as a URL fact or a kv value."""
+    """The user, host, port and path of every URL a text states, as a URL fact or a kv value."""
     found = facts._url_parts
     if found is None:
         found = set()
@@ -14526,9 +14531,15 @@ def _url_parts(facts: _Facts) -> set[bytes]:
                        > np.searchsorted(where, table.value_start[rows], side="left"))
             rows = rows[holding]
         for r in rows.tolist() if len(rows) else ():
-            m = _URL_AUTHORITY.match(table.value_bytes(r))
+            value = table.value_bytes(r)
+            m = _URL_AUTHORITY.match(value)
             if m is not None:
                 found.update(piece for piece in m.groups() if piece)
+                # the path an agent shortens a URL to ("/v1/users/42" of https://host/v1/users/42),
+                # with its query and without (red team 141, F08)
+                path = value[m.end():].split(b"#", 1)[0]
+                if path.startswith(b"/") and len(path) > 1:
+                    found.update((path, path.split(b"?", 1)[0]))
                 user, host = m.group(1), m.group(2)
                 if user and host:
                     # the pair, as a pin's kv fact (grammar v8) binds them: deploy@10.0.0.12
