@@ -200,6 +200,13 @@ def test_a_determiner_or_a_sourced_list_count_is_no_figure(source, text):
     (FAILS, "One test fails in tests/test_a.py and another file has warnings.", "one"),
     (NODES, "One node is NotReady (node-b); the others are Ready.", "one"),
     (NODES, "One node is NotReady (node-b); another is Ready.", "one"),
+    # red team 141, F21: the tail of a longer list, or a later mention where the source counts more
+    ("The council approved funding for a park as well as road repairs and a new library on Tuesday.\n",
+     "Two projects are funded: road repairs and a new library.", "two"),
+    ("The council approved three projects: a park, road repairs and a new library. The mayor praised road "
+     "repairs and a new library.\n", "Two projects were approved: road repairs and a new library.", "two"),
+    ("The council approved 3 projects. It funds road repairs and a new library.\n",
+     "Two projects are funded: road repairs and a new library.", "two"),
 ])
 def test_a_count_beside_a_determiner_or_list_is_still_a_count(source, text, value):
     find(_check(source, text), "I1", block="s", key="number", value=value)
@@ -210,6 +217,11 @@ def test_a_count_beside_a_determiner_or_list_is_still_a_count(source, text, valu
     (FAILS, "Three tests failed (test_x, test_y, test_z); the others passed."),
     (NODES, "Node-b and node-c are NotReady; the other node is Ready."),
     (NEWS, "One reason is the taxes; another is the library."),
+    # (a source counting the same noun with the same number, or another noun with another)
+    ("The council approved two projects: road repairs and a new library.\n",
+     "Two projects were approved: road repairs and a new library."),
+    ("After three hearings the council would fund road repairs and a new library.\n",
+     "Two projects are funded: road repairs and a new library."),
 ])
 def test_a_count_of_one_told_against_the_rest_is_held_to_the_sources(source, text):
     assert_accepted(_check(source, text))

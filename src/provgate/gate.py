@@ -15140,18 +15140,41 @@ def _counts_a_sourced_list(data: bytes, end: int, count: int, sources: list[_Fac
     if len(items) != count:
         return False
     wanted = listed.lower()
+    nouns = [w.lower() for w in rest.split()[:2] if len(w) >= 3 and w.isalpha()]  # ("Two projects", "Two new projects")
     for x in sources:
         if id(x) not in flat:  # (blanks as one: a wrapped line)
             flat[id(x)] = b" ".join(x.table.data.split()).lower()
         text = flat[id(x)]
+        if any(_counts_otherwise(text, noun, count) for noun in nouns):
+            continue  # ("approved three projects: a park, road repairs and a new library": red team 141, F21)
         at, looks = text.find(wanted), _LIST_OCCURRENCES
         while at >= 0 and looks:
             looks -= 1
             # (one blank at most before and inside: the look is bounded)
             before, after = text[max(0, at - 2):at].rstrip()[-1:], text[at + len(wanted):at + len(wanted) + 6]
-            if before not in (b",", b";") and not _LIST_GOES_ON.match(after):
+            if before not in (b",", b";") and not _LIST_GOES_ON.match(after) \
+                    and not _LIST_JOINED_BEFORE.search(text, max(0, at - 24), at):
                 return True
             at = text.find(wanted, at + 1)
+    return False
+
+
+def _counts_otherwise(text: bytes, noun: bytes, count: int) -> bool:
+    """Does a source's ``text`` (lower case, blanks as one) count the summary's ``noun`` with
+    another number than ``count`` ("three projects", "3 projects")? The first 16 places of the
+    noun are asked (bounded: a source naming it more often is read by those)."""
+    stem = noun[:-1] if noun.endswith(b"s") and len(noun) > 3 else noun
+    at, looks = text.find(stem), _LIST_OCCURRENCES
+    while at >= 0 and looks:
+        looks -= 1
+        if at == 0 or not text[at - 1:at].isalpha():
+            for value in reversed(text[max(0, at - 40):at].split()[-3:]):  # (a number, then two words at most)
+                digits = value if value.isdigit() else CARDINAL_DIGITS.get(value)
+                if digits is not None:
+                    if int(digits) != count:
+                        return True
+                    break
+        at = text.find(stem, at + len(stem))
     return False
 
 
@@ -15172,6 +15195,9 @@ _LIST_COUNTS = {w: d for w, d in CARDINAL_DIGITS.items() if w in (b"two", b"thre
                                                                  b"seven", b"eight", b"nine")}
 _COUNTED_LIST_SEPARATOR = re.compile(rb",[ \t]*(?:and[ \t]+|or[ \t]+)?|[ \t]+(?:and|or)[ \t]+|;[ \t]*")
 _LIST_GOES_ON = re.compile(rb"[ \t]*(?:,|;|and[ \t]|or[ \t])")
+# the words that join a list's last items to earlier ones ("a park as well as road repairs and a library")
+_LIST_JOINED_BEFORE = re.compile(rb"(?:\bas well as|\bplus|\balong with|\btogether with|\bbesides|\bin addition to|"
+                                 rb"\bincluding|\bsuch as)[ \t]*\Z")
 
 
 def _holds_count(table: FactTable, hi: int, lo: int) -> bool:
