@@ -291,3 +291,20 @@ def test_not_and_after_read_a_value_as_old_only_right_before_it(text):
                                   "Per the plan I merged fix-port into main."])
 def test_a_clause_opened_by_a_time_word_still_tells_what_git_did(text):
     find(summarize(text, g=PUSH), "I1", block="s", key="branch", value="main")
+
+
+# -- a purpose clause after the new value (red team 141, F20: "Port 6432 changes to 5432 to
+# bypass pgbouncer" read 5432 as the old side of another "X to Y")
+
+@pytest.mark.parametrize("text", ["Port 6432 changes to 5432 to bypass pgbouncer.",
+                                  "The port moves from 6432 to 5432 to bypass pgbouncer.",
+                                  "Changed the port 6432 to 5432 to skip the pooler."])
+def test_a_purpose_clause_after_the_new_value_is_no_change_arrow(text):
+    assert_accepted(summarize(text, d=DIFF))
+
+
+@pytest.mark.parametrize("text, value", [("Port 5432 changes to 6432 to bypass pgbouncer.", "5432"),
+                                         ("The port moves from 5432 to 6432 to bypass pgbouncer.", "5432"),
+                                         ("Changed the port 5432 to the old 6432.", "5432")])
+def test_a_change_told_backwards_before_a_purpose_clause_is_refused(text, value):
+    find(summarize(text, d=DIFF), "I1", block="s", key="diff", value=value)

@@ -25872,6 +25872,19 @@ def _diff_window(tokens: list[str], p: int, sides: list[_DiffSides]) -> tuple[in
     return None
 
 
+def _diff_purpose(text_tokens: list[str], to: int) -> bool:
+    """Is the ``to`` at ``text_tokens[to]`` an infinitive's ("5432 to bypass pgbouncer"), not a
+    change's arrow: a lower-case word no article or determiner after it, and no digit in the
+    three tokens after it (red team 141, F20)?"""
+    verb = text_tokens[to + 1] if to + 1 < len(text_tokens) else ""
+    return verb.isalpha() and verb.islower() and verb not in _DIFF_NOT_A_VERB \
+        and not any(_DIFF_ANCHOR.search(t) for t in text_tokens[to + 1:to + 4])
+
+
+_DIFF_NOT_A_VERB = frozenset({"the", "a", "an", "its", "their", "our", "his", "her", "this", "that", "these", "those",
+                              "new", "old", "default", "previous", "original", "value"})
+
+
 def _diff_old_position(text_tokens: list[str], start: int, end: int, clause_start: int, strong: bool,
                        clause: str) -> bool:
     """Is the window ``start:end`` of a summary's tokens told as what the diff took away: after an
@@ -25896,7 +25909,7 @@ def _diff_old_position(text_tokens: list[str], start: int, end: int, clause_star
         if following in _DIFF_ARROWS or (following == "-" and after + 1 < len(text_tokens)
                                          and text_tokens[after + 1] == ">"):
             return True
-        if following in ("to", "into") and _DIFF_CHANGE_VERBS.search(clause):
+        if following in ("to", "into") and _DIFF_CHANGE_VERBS.search(clause) and not _diff_purpose(text_tokens, after):
             return True
         if following in ("became", "becomes", "become", "turned", "turns"):
             return True
