@@ -346,7 +346,18 @@ PACKAGES_CONFIG = '<packages>\n  <package id="NUnit" version="3.14.0" targetFram
 SCOPED_PACKAGE_JSON = ('{"name": "web", "version": "1.0.0", "dependencies": {"@angular/core": "17.0.8", '
                        '"@types/node": "20.10.0", "rxjs": "7.8.1"}}')
 
+CARGO_BUILD = ("$ cargo build --release\n   Compiling libc v0.2.153\n   Compiling serde v1.0.197\n"
+               "   Compiling tokio v1.36.0\n   Compiling myapp v0.3.1 (/home/user/myapp)\n"
+               "    Finished release [optimized] target(s) in 1m 12s\n")
+CARGO_UPDATE = ("$ cargo update\n    Updating crates.io index\n    Updating serde v1.0.196 -> v1.0.197\n"
+                "    Updating tokio v1.35.1 -> v1.36.0\n")
+
 OTHER_PAIRS = [
+    # cargo's build log (red team 141, F18)
+    (CARGO_BUILD, "Release build of myapp 0.3.1 (tokio 1.36.0, serde 1.0.197) finished in 1m 12s.\n",
+     "Release build of myapp 1.36.0 finished in 1m 12s.\n", "1.36.0"),
+    (CARGO_BUILD, "Compiled tokio 1.36.0 and serde 1.0.197.\n", "Compiled tokio 0.3.1 and serde 1.0.197.\n", "0.3.1"),
+    (CARGO_UPDATE, "serde went from 1.0.196 to 1.0.197.\n", "tokio went from 1.0.196 to 1.0.197.\n", "1.0.196"),
     (PNPM_LOCK, "pnpm-lock: lodash 4.17.21, react 18.2.0, @angular/core 17.0.8\n",
      "pnpm-lock: lodash 18.2.0 and react 4.17.21\n", "18.2.0"),
     (PNPM_LOCK, "@angular/core 17.0.8\n", "@angular/core 18.2.0\n", "18.2.0"),

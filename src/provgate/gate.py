@@ -13154,6 +13154,12 @@ _YARN_LOCK_ENTRY = re.compile(rb"^\"?(" + _MANIFEST_SLASHED_NAME[1:-1] + rb"|" +
 # a Podfile.lock's (`  - Alamofire (5.8.1)`): alone on its line, no constraint ("(= 7.1.2)") in it
 _LOCKED_SPEC = re.compile(rb"^[ \t]++(?:-[ \t]++)?" + _MANIFEST_NAME + rb" \(([0-9]++(?:\.[0-9]++)++" + _PRE_RELEASE
                           + rb")(?:-[A-Za-z0-9_.-]++)?\):?[ \t]*+\r?$", re.MULTILINE)
+# a line of cargo's log naming a crate and its version (an update's old and new)
+_CARGO_CRATE_LINE = re.compile(
+    rb"^[ \t]*+(?:Compiling|Checking|Documenting|Downloaded|Fresh|Installing|Installed|Updating|Adding|Removing|"
+    rb"Locking|Unpacking|Packaging|Verifying|Uploading|Replacing)[ \t]++([A-Za-z0-9_][A-Za-z0-9_-]*+)[ \t]++"
+    rb"v([0-9]++\.[0-9]++\.[0-9]++" + _PRE_RELEASE + rb")(?:[ \t]++->[ \t]++v([0-9]++\.[0-9]++\.[0-9]++"
+    + _PRE_RELEASE + rb"))?(?![0-9A-Za-z+]|[.-][0-9])", re.MULTILINE)
 # a Maven dependency's or project's artifactId and the version right after it
 _MAVEN_ARTIFACT = re.compile(rb"<artifactId>[ \t]*+" + _MANIFEST_NAME + rb"[ \t]*+</artifactId>\s*+<version>[ \t]*+"
                              + _MANIFEST_EXACT + rb"[ \t]*+</version>")
@@ -13643,6 +13649,13 @@ def _other_manifest_versions(data: bytes, bind: Callable[..., None]) -> None:
             version = _NUGET_VERSION.search(m.group(1))
             if name is not None and version is not None:
                 bind(name.group(1), version.group(1))
+    if b"ing " in data or b"ed " in data:
+        # (cargo's build log: "Compiling tokio v1.36.0", "Updating serde v1.0.196 -> v1.0.197";
+        # red team 141, F18: another crate's version given to the project was accepted)
+        for m in _CARGO_CRATE_LINE.finditer(data):
+            bind(m.group(1), m.group(2))
+            if m.group(3):
+                bind(m.group(1), m.group(3))
 
 
 def _slashed_name(data: bytes, start: int, end: int) -> bytes | None:
