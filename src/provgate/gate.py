@@ -12506,9 +12506,10 @@ _ONE_RELATIVE = frozenset({b"that", b"who", b"which"})  # "the one that failed"
 _WORD_RUN = re.compile(rb"\S+")
 _POSSESSIVE = re.compile(rb"(?:'s|s'|\xe2\x80\x99s|s\xe2\x80\x99)\W*\Z", re.IGNORECASE)  # cluster's, users', cluster’s
 # a word that is a number, past an opening mark ("12", "(12)", "~12"), or a number word ("one of
-# twelve nodes")
-_NUMBER_WORD = re.compile(rb"\A\W*(?:\d|(?i:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-                          rb"[a-z]+teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|"
+# twelve nodes"): a cardinal of the grammar's (CARDINAL_DIGITS) from two on ("twenty-one" as
+# "twenty"), any "-teen", a scale word
+_NUMBER_WORD = re.compile(rb"\A\W*(?:\d|(?i:" + b"|".join(
+    w for w in CARDINAL_DIGITS if b"-" not in w and w not in (b"zero", b"one")) + rb"|[a-z]+teen|hundred|thousand|"
                           rb"dozen|million|billion)\b)")
 
 
@@ -15010,9 +15011,11 @@ def _spaced_compound_digits(data: bytes, start: int, end: int) -> bytes | None:
     return None
 
 
-_CARDINAL_TENS = frozenset(b"twenty thirty forty fifty sixty seventy eighty ninety".split())
-_CARDINAL_UNITS = frozenset(b"one two three four five six seven eight nine".split())
+# (the grammar's cardinals, CARDINAL_DIGITS, are the one table of number words and their
+# digits: a spaced compound's halves are a hyphenated one's, "twenty-one" .. "ninety-nine")
 _COMPOUND_DIGITS = {w: d for w, d in CARDINAL_DIGITS.items() if b"-" in w}
+_CARDINAL_TENS = frozenset(w.partition(b"-")[0] for w in _COMPOUND_DIGITS)
+_CARDINAL_UNITS = frozenset(w.partition(b"-")[2] for w in _COMPOUND_DIGITS)
 _UNIT_AFTER_TENS = re.compile(rb"[ \t]+(" + b"|".join(_CARDINAL_UNITS) + rb")(?![\-.]?[0-9A-Za-z_\x80-\xff])",
                               re.IGNORECASE)
 _TENS_BEFORE_UNIT = re.compile(rb"(?<![0-9A-Za-z_\x80-\xff\-])(" + b"|".join(_CARDINAL_TENS) + rb")[ \t]+\Z",
