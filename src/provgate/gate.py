@@ -15618,7 +15618,10 @@ def _holds_paired_value(data: bytes, start: int = 0, end: int | None = None,
     stop = len(data) if end is None else end
     if kinds is None:
         return _PAIRED_VALUE.search(data, start, stop) is not None
-    return any(m.lastindex in kinds for m in _PAIRED_VALUE.finditer(data, start, stop))
+    for m in _PAIRED_VALUE.finditer(data, start, stop):
+        if m.lastindex in kinds:
+            return True
+    return False
 
 
 # The kinds of ``_PAIRED_VALUE`` (its groups) that name one record of a source - a UUID, a git
