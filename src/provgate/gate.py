@@ -65,6 +65,7 @@ from provgate._blockscan import (
     same_shape_as,
     texts_changed,
 )
+from provgate._citations_py import _MARKER as _CITATION_MARKER
 from provgate._factdiff import (
     SortedFingerprints,
     absent_from_all,
@@ -10780,8 +10781,9 @@ class _Check:
         for line in text.splitlines():
             if line in wanted or "[src:" not in line:
                 continue
-            for name in _MARKER_NAME.findall(line):
-                found = self._targets(name)
+            # (a name as the citation grammar reads it: what the window's markers resolve)
+            for m in _CITATION_MARKER.finditer(line.encode("utf-8")):
+                found = self._targets(m.group(1).decode("utf-8"))
                 if not found or any(h not in evicted for h in found):
                     return False
         return True
@@ -12581,9 +12583,10 @@ _ONE_RELATIVE = frozenset({b"that", b"who", b"which"})  # "the one that failed"
 _WORD_RUN = re.compile(rb"\S+")
 _POSSESSIVE = re.compile(rb"(?:'s|s'|\xe2\x80\x99s|s\xe2\x80\x99)\W*\Z", re.IGNORECASE)  # cluster's, users', cluster’s
 # a word that is a number, past an opening mark ("12", "(12)", "~12"), or a number word ("one of
-# twelve nodes")
-_NUMBER_WORD = re.compile(rb"\A\W*(?:\d|(?i:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-                          rb"[a-z]+teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|"
+# twelve nodes"): a cardinal of the grammar's (CARDINAL_DIGITS) from two on ("twenty-one" as
+# "twenty"), any "-teen", a scale word
+_NUMBER_WORD = re.compile(rb"\A\W*(?:\d|(?i:" + b"|".join(
+    w for w in CARDINAL_DIGITS if b"-" not in w and w not in (b"zero", b"one")) + rb"|[a-z]+teen|hundred|thousand|"
                           rb"dozen|million|billion)\b)")
 
 
@@ -15155,9 +15158,11 @@ def _spaced_compound_digits(data: bytes, start: int, end: int) -> bytes | None:
     return None
 
 
-_CARDINAL_TENS = frozenset(b"twenty thirty forty fifty sixty seventy eighty ninety".split())
-_CARDINAL_UNITS = frozenset(b"one two three four five six seven eight nine".split())
+# (the grammar's cardinals, CARDINAL_DIGITS, are the one table of number words and their
+# digits: a spaced compound's halves are a hyphenated one's, "twenty-one" .. "ninety-nine")
 _COMPOUND_DIGITS = {w: d for w, d in CARDINAL_DIGITS.items() if b"-" in w}
+_CARDINAL_TENS = frozenset(w.partition(b"-")[0] for w in _COMPOUND_DIGITS)
+_CARDINAL_UNITS = frozenset(w.partition(b"-")[2] for w in _COMPOUND_DIGITS)
 _UNIT_AFTER_TENS = re.compile(rb"[ \t]+(" + b"|".join(_CARDINAL_UNITS) + rb")(?![\-.]?[0-9A-Za-z_\x80-\xff])",
                               re.IGNORECASE)
 _TENS_BEFORE_UNIT = re.compile(rb"(?<![0-9A-Za-z_\x80-\xff\-])(" + b"|".join(_CARDINAL_TENS) + rb")[ \t]+\Z",
@@ -15563,7 +15568,7 @@ _PAIRED_VALUE = re.compile(
     rb"|(/[A-Za-z0-9_.{}~-]+(?:/[A-Za-z0-9_.{}~-]+)*+/?)"
     rb")(?![\w/-])")
 # (a citation marker is the summary's, not a partner of anything)
-_PAIRED_MARKER = re.compile(rb"\[src:[^\x00-\x20\x7f\[\]]{1,256}\]")
+_PAIRED_MARKER = _CITATION_MARKER
 # a word, a token holding a digit (a count, a status, a latency: 404, 120ms, 0.84s), and a
 # key's value (status=failed, "(status: Open)"), the three classes a value's partner may be
 _PAIRED_TOKEN = re.compile(rb"[A-Za-z0-9_.]*[0-9][A-Za-z0-9_.]*|[A-Za-z][A-Za-z']*")
@@ -15785,13 +15790,29 @@ def _paired_clauses_read(data: bytes) -> Iterator[tuple[int, int, list[tuple[int
         yield from ((ps, pe, pv) for ps, pe, pv, _, _ in merged if pv)
 
 
-def _holds_paired_value(data: bytes, start: int = 0, end: int | None = None) -> bool:
+def _holds_paired_value(data: bytes, start: int = 0, end: int | None = None,
+                        kinds: Container[int] | None = None) -> bool:
     """Whether ``data[start:end]`` (a clause, a line) holds an exact value of the kinds
     identifiers re-paired reads (``_PAIRED_VALUE``: a UUID, an ISO timestamp, a git digest,
-    ``#1234``, ``PROJ-12``, ``E501``, a route): a figure beside one is that value's partner, so
-    the rules grounding a figure anywhere in a source may ask it (the value is read whole: one
-    cut at ``start`` or ``end`` is not)."""
-    return _PAIRED_VALUE.search(data, start, len(data) if end is None else end) is not None
+    ``#1234``, ``PROJ-12``, ``E501``, a route), or of ``kinds`` alone (its groups' numbers,
+    :data:`_PAIRED_RECORD_KINDS`): a figure beside one is that value's partner, so the rules
+    grounding a figure anywhere in a source may ask it (the value is read whole: one cut at
+    ``start`` or ``end`` is not)."""
+    stop = len(data) if end is None else end
+    if kinds is None:
+        return _PAIRED_VALUE.search(data, start, stop) is not None
+    for m in _PAIRED_VALUE.finditer(data, start, stop):
+        if m.lastindex in kinds:
+            return True
+    return False
+
+
+# The kinds of ``_PAIRED_VALUE`` (its groups) that name one record of a source - a UUID, a git
+# digest, an issue, a ticket: a job's or a commit's figure, which a rounded figure beside one
+# may not take from another record (red team 140, F03). An ISO timestamp, a lint code and a
+# route stand on many lines of a log or a table alike ("GET /api/users took about 120 ms" of
+# its 118.4 ms), so they do not keep a figure from its rounding.
+_PAIRED_RECORD_KINDS = frozenset((1, 3, 4, 5))
 
 
 def _paired_without_range_ends(data: bytes, values: list[tuple[int, int, bytes, int]]) -> list[tuple[int, int, bytes, int]]:
@@ -15955,15 +15976,25 @@ def _ground_rounded(tables: list[FactTable], sources: list[list[_Facts]], owner:
     keep = np.ones(owner.size, dtype=np.bool_)
     said: dict[int, _MeasuredFigures] = {}
     grounded_at: dict[int, dict[int, bytes]] = {}  # a table -> the end of each figure grounded -> its unit
-    exact_lines: dict[int, list[tuple[int, int]]] = {}  # a table -> its lines that name an exact value
+    # (a table -> its line breaks, each looked up by bisection: a search back and forth from
+    # each figure would be quadratic in a long line's figures; (a table, a line) -> whether
+    # the line names a record, each line read once)
+    breaks: dict[int, list[int]] = {}
+    names_record: dict[tuple[int, int], bool] = {}
     for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
         table = tables[t]
         if table.kind[r] != _KIND_NUMBER or not sources[t]:
             continue
         start, end = int(table.start[r]), int(table.end[r])
-        if t not in exact_lines:
-            exact_lines[t] = _lines_naming_exact_values(table.data)
-        if exact_lines[t] and _on_lines(exact_lines[t], start):
+        if t not in breaks:
+            breaks[t] = [m.start() for m in _NEWLINE.finditer(table.data)]
+        k = bisect_left(breaks[t], start)
+        named = names_record.get((t, k))
+        if named is None:
+            lines = breaks[t]
+            named = names_record[t, k] = _holds_paired_value(
+                table.data, lines[k - 1] + 1 if k else 0, lines[k] if k < len(lines) else None, _PAIRED_RECORD_KINDS)
+        if named:
             continue
         if (table.data[start:end].lower() == b"second" and (
                 said_of := _A_SECOND.search(table.data, max(0, start - 24), start)) is not None
@@ -16055,33 +16086,6 @@ class _MeasuredFigures:
             if wanted(size):
                 return True
         return False
-
-
-def _lines_naming_exact_values(data: bytes) -> list[tuple[int, int]]:
-    """The (start, end) of each line of ``data`` that names an exact value: a digest (seven hex
-    digits or more, a letter and a digit among them), a UUID, ``#12``, ``PROJ-12``."""
-    out = []
-    for m in _EXACT_VALUE.finditer(data):
-        token = m.group()
-        if token[:1] not in b"#" and b"-" not in token and (token.isdigit() or token.isalpha()):
-            continue  # (hex digits only, or letters only: a number or a word, no digest)
-        start = data.rfind(b"\n", 0, m.start()) + 1
-        if out and out[-1][0] == start:
-            continue
-        stop = data.find(b"\n", m.end())
-        out.append((start, len(data) if stop < 0 else stop))
-    return out
-
-
-def _on_lines(lines: list[tuple[int, int]], at: int) -> bool:
-    """Does offset ``at`` fall on one of ``lines`` (sorted (start, end) pairs)?"""
-    k = bisect_right(lines, (at, 1 << 62)) - 1
-    return k >= 0 and lines[k][0] <= at <= lines[k][1]
-
-
-# an exact value a summary's line may name: a digest, a UUID, an issue's "#12", a ticket's "PROJ-12"
-_EXACT_VALUE = re.compile(rb"(?<![\w-])(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-                          rb"|[0-9a-f]{7,40}|#[0-9]+|[A-Z][A-Z0-9]{1,9}-[0-9]+)(?![\w-])")
 
 
 # "under a second", "about a second" (the word before "a"), and the durations in seconds each
@@ -23773,10 +23777,6 @@ def _speaker(block: Block) -> str:
     return block.role if block.role in _SPEAKERS else "agent" if _cites(block) else block.role
 
 
-# a citation marker's name in a line of text ("[src:tool:c5]": "tool:c5")
-_MARKER_NAME = re.compile(r"\[src:([^\]\s]+)\]")
-
-
 def _some_lines_of(text: str, kept: str) -> bool:
     """Is ``kept`` some of the lines of ``text``, each whole and as written, in their order (blank
     lines aside), and at least one?"""
@@ -25333,10 +25333,33 @@ class _Counted(tuple):
     __slots__ = ()
 
 
+def _words_trie(words: Iterable[bytes]) -> bytes:
+    """A pattern matching any of ``words``, branching a letter at a time, the longest word first
+    where one is a prefix of another ("seventeen", then "seven"): what an alternation of the
+    words longest first matches, where each position is asked a branch per distinct letter, not
+    one per word (each scope of every summary is scanned with it: red team 140 F05's ~100-word
+    alternation cost the standard summarize ~0.2M instructions a check)."""
+    trie: dict[int, Any] = {}
+    for word in words:
+        node = trie
+        for c in word:
+            node = node.setdefault(c, {})
+        node[-1] = {}
+
+    def pattern(node: dict[int, Any]) -> bytes:
+        branches = [re.escape(bytes((c,))) + pattern(child) for c, child in sorted(node.items()) if c >= 0]
+        if not branches:
+            return b""
+        grouped = branches[0] if len(branches) == 1 and -1 not in node else b"(?:" + b"|".join(branches) + b")"
+        return grouped + b"?" if -1 in node else grouped
+
+    return pattern(trie)
+
+
 # a figure, then the key it counts as a noun ("5 retries", "8 workers"); the bytes that glue a
 # figure to what stands before it ("v1.3", "retries=5", "a.yaml:5"), so it counts nothing after it
-_VALUE_THEN_KEY = re.compile(rb"([0-9]+(?:\.[0-9]+)?|(?:" + b"|".join(sorted(_DIGITS_OF_CARDINAL, key=len, reverse=True))
-                             + rb"))[ \t]+([A-Za-z_][\w-]*)(?![\w.-])")
+_VALUE_THEN_KEY = re.compile(rb"([0-9]+(?:\.[0-9]+)?|" + _words_trie(_DIGITS_OF_CARDINAL)
+                             + rb")[ \t]+([A-Za-z_][\w-]*)(?![\w.-])")
 _GLUED_BEFORE_COUNT = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:/+=-")
 
 
