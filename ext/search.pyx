@@ -33,6 +33,10 @@ import numpy as np
 
 cimport numpy as cnp
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.object cimport PyObject
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
+from cpython.unicode cimport PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND
 from libc.stdint cimport INT64_MAX, uint64_t
 from libc.string cimport memchr, memcmp, memcpy, memset
 
@@ -42,7 +46,7 @@ from _whitespace cimport whitespace_length
 
 from provgate._search_py import (ASIDE_OPENERS, UNIT_ASCII_SPELLINGS, UNIT_DASHES, UNIT_GAP_BYTES, UNIT_LOWER_CASE_ONLY, WHITESPACE,
                                  WHITESPACE_CODEPOINTS)
-from provgate._search_py import check_max_spans, check_pair, check_start
+from provgate._search_py import check_diff_place, check_diff_runs, check_max_spans, check_pair, check_start
 from provgate.errors import InvalidArgumentError
 
 cnp.import_array()
@@ -1815,3 +1819,101 @@ def summary_leads(data):
     with nogil:
         found = summary_leads_of(s, n)
     return found
+
+
+
+# ---- diff runs (the gate's diff-direction rule; the spec is ``_search_py.diff_runs``) ---------
+
+
+cdef extern from "Python.h":
+    bint PyUnicode_CheckExact(PyObject* o)
+    bint PyLong_CheckExact(PyObject* o)
+
+
+cdef inline bint small_int(object value, Py_ssize_t below):
+    """Is ``value`` an int from 0 to ``below`` - 1 (without raising on a huge one)?"""
+    return type(value) is int and 0 <= value < below
+
+
+cdef inline int same_token(list line, Py_ssize_t i, list tokens, Py_ssize_t j) except -1:
+    """``line[i] == tokens[j]``, as the reference reads it."""
+    if i >= PyList_GET_SIZE(line) or j >= PyList_GET_SIZE(tokens):
+        raise IndexError("list index out of range")  # (a token's __eq__ shortened a list)
+    cdef PyObject* x = PyList_GET_ITEM(line, i)
+    cdef PyObject* y = PyList_GET_ITEM(tokens, j)
+    cdef Py_ssize_t length
+    cdef int kind
+    if PyUnicode_CheckExact(x) and PyUnicode_CheckExact(y):
+        # (two str, the gate's tokens: equal ones have one kind and length, PEP 393)
+        if x == y:
+            return 1
+        length = PyUnicode_GET_LENGTH(<object>x)
+        kind = PyUnicode_KIND(<object>x)
+        if length != PyUnicode_GET_LENGTH(<object>y) or kind != PyUnicode_KIND(<object>y):
+            return 0
+        return memcmp(PyUnicode_DATA(<object>x), PyUnicode_DATA(<object>y), <size_t>length * kind) == 0
+    held_x = <object>x  # (held: another object's __eq__ runs Python code)
+    held_y = <object>y
+    return 1 if held_x == held_y else 0
+
+
+def diff_runs(lines, line_sides, places, tokens, p, reach, limit, best):
+    cdef Py_ssize_t side
+    if not (type(lines) is list and type(line_sides) is list and type(tokens) is list and type(best) is list
+            and (type(places) is list or type(places) is tuple) and len(best) == 3
+            and type(reach) is int and reach >= 0 and type(limit) is int and limit >= 0
+            and type(p) is int and 0 <= p < len(tokens)):
+        check_diff_runs(lines, line_sides, places, tokens, p, reach, limit, best)
+        raise AssertionError("check_diff_runs passed what diff_runs refuses")
+    cdef Py_ssize_t best_length[3]
+    cdef Py_ssize_t best_start[3]
+    cdef Py_ssize_t best_end[3]
+    cdef bint changed[3]
+    for side in range(3):
+        held = best[side]
+        if not (type(held) is tuple and len(held) == 3 and small_int(held[0], 1 << 62)
+                and small_int(held[1], 1 << 62) and small_int(held[2], 1 << 62)):
+            check_diff_runs(lines, line_sides, places, tokens, p, reach, limit, best)
+            raise AssertionError("check_diff_runs passed a best diff_runs refuses")
+        best_length[side] = held[0]
+        changed[side] = False
+    cdef list line_list = lines, side_list = line_sides, token_list = tokens
+    cdef Py_ssize_t n = PyList_GET_SIZE(token_list)
+    cdef Py_ssize_t at_p = p
+    cdef Py_ssize_t span = min(reach, n)
+    cdef Py_ssize_t count = min(limit, len(places))
+    cdef Py_ssize_t j, k, at, size, left, right, length
+    cdef list line
+    for j in range(count):
+        place = places[j]
+        if not (type(place) is tuple and PyTuple_GET_SIZE(place) == 2 and small_int(<object>PyTuple_GET_ITEM(place, 0), len(lines))
+                and small_int(<object>PyTuple_GET_ITEM(place, 1), 1 << 62)):
+            check_diff_place(j, place, lines, line_sides)
+            raise AssertionError("check_diff_place passed a place diff_runs refuses")
+        k = <object>PyTuple_GET_ITEM(place, 0)
+        at = <object>PyTuple_GET_ITEM(place, 1)
+        if k >= PyList_GET_SIZE(side_list) or type(<object>PyList_GET_ITEM(line_list, k)) is not list \
+                or at >= PyList_GET_SIZE(<object>PyList_GET_ITEM(line_list, k)) \
+                or not small_int(<object>PyList_GET_ITEM(side_list, k), 3):
+            check_diff_place(j, place, lines, line_sides)
+            raise AssertionError("check_diff_place passed a place diff_runs refuses")
+        line = <list>PyList_GET_ITEM(line_list, k)  # (held: the loop may run a token's __eq__)
+        size = PyList_GET_SIZE(line)
+        side = <object>PyList_GET_ITEM(side_list, k)
+        left = 0
+        while left < span and at - left > 0 and at_p - left > 0 and same_token(
+                line, at - left - 1, token_list, at_p - left - 1):
+            left += 1
+        right = 0
+        while right < span and at + right + 1 < size and at_p + right + 1 < n and same_token(
+                line, at + right + 1, token_list, at_p + right + 1):
+            right += 1
+        length = left + right + 1
+        if length > best_length[side]:
+            best_length[side] = length
+            best_start[side] = at_p - left
+            best_end[side] = at_p + right + 1
+            changed[side] = True
+    for side in range(3):
+        if changed[side]:
+            best[side] = (best_length[side], best_start[side], best_end[side])

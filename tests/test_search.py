@@ -874,3 +874,109 @@ def test_summary_leads_of_a_megabyte(impl):
     assert impl.summary_leads(data) == 0
     assert impl.summary_leads(data + b"9:30") == DATE_TIME
     assert impl.summary_leads(data + b"passed") == RUN_OUTCOME
+
+
+# ---- diff_runs: the runs of a summary's tokens around an anchor that a diff's lines hold ------
+
+
+def brute_diff_runs(lines, line_sides, places, tokens, p, reach, limit, best):
+    """The definition, written apart: every run around each place, its longest kept per side."""
+    best = list(best)
+    for k, at in list(places)[:limit]:
+        line = lines[k]
+        left = max((i for i in range(min(reach, at, p) + 1)
+                    if line[at - i:at] == tokens[p - i:p]), default=0)
+        right = max((i for i in range(min(reach, len(line) - at - 1, len(tokens) - p - 1) + 1)
+                     if line[at + 1:at + 1 + i] == tokens[p + 1:p + 1 + i]), default=0)
+        if left + right + 1 > best[line_sides[k]][0]:
+            best[line_sides[k]] = (left + right + 1, p - left, p + right + 1)
+    return best
+
+
+def _runs(impl, lines, line_sides, places, tokens, p, reach=24, limit=64):
+    best = [(0, 0, 0)] * 3
+    impl.diff_runs(lines, line_sides, places, tokens, p, reach, limit, best)
+    return best
+
+
+def test_diff_runs_of_a_port_change(impl):
+    # (-port: 6432 / +port: 5432, and a summary telling the old value as the current one)
+    lines = [["port", ":", "6432"], ["port", ":", "5432"]]
+    tokens = ["config", "sets", "port", ":", "6432", "."]
+    assert _runs(impl, lines, [0, 1], [(0, 2)], tokens, 4) == [(3, 2, 5), (0, 0, 0), (0, 0, 0)]
+    # (the first of runs as long is kept, and a side's longer run replaces it)
+    lines = [["a", "7", "b"], ["x", "7", "y"], ["a", "7", "b", "c"], ["b", "7"]]
+    tokens = ["a", "7", "b", "c"]
+    assert _runs(impl, lines, [0, 0, 1, 2], [(0, 1), (1, 1), (2, 1), (3, 1)], tokens, 1) == [
+        (3, 0, 3), (4, 0, 4), (1, 1, 2)]
+
+
+def test_diff_runs_reach_limit_and_kept_best(impl):
+    line = ["7"] * 40
+    tokens = ["7"] * 30
+    assert _runs(impl, [line], [1], [(0, 20)], tokens, 10, reach=4) == [(0, 0, 0), (9, 6, 15), (0, 0, 0)]
+    # (only the first `limit` places are read)
+    assert _runs(impl, [["1"], ["1", "2"]], [0, 0], [(0, 0), (1, 0)], ["1", "2"], 0, limit=1) == [
+        (1, 0, 1), (0, 0, 0), (0, 0, 0)]
+    # (a run no longer than the best given leaves it)
+    best = [(5, 9, 14), (0, 0, 0), (0, 0, 0)]
+    impl.diff_runs([["1", "2"]], [0], [(0, 0)], ["1", "2"], 0, 24, 64, best)
+    assert best == [(5, 9, 14), (0, 0, 0), (0, 0, 0)]
+
+
+@pytest.mark.parametrize(("args", "error", "message"), [
+    ({"lines": (["1"],)}, TypeError, "lines must be a list, not tuple"),
+    ({"tokens": "1"}, TypeError, "tokens must be a list, not str"),
+    ({"places": {(0, 0)}}, TypeError, "places must be a list or a tuple, not set"),
+    ({"best": [(0, 0, 0)] * 2}, InvalidArgumentError, "best must hold three"),
+    ({"best": [(0, 0, -1)] * 3}, InvalidArgumentError, "best must hold three"),
+    ({"best": [(0, 0, 1 << 70)] * 3}, InvalidArgumentError, "best must hold three"),
+    ({"reach": -1}, InvalidArgumentError, "reach must be a non-negative int, not -1"),
+    ({"limit": True}, InvalidArgumentError, "limit must be a non-negative int, not True"),
+    ({"p": 1}, InvalidArgumentError, "p must be a place of tokens, not 1"),
+    ({"places": [(0, 0), (0, 1)]}, InvalidArgumentError, r"places\[1\] must be a \(line, place\)"),
+    ({"places": [(1, 0)]}, InvalidArgumentError, r"places\[0\] must be"),
+    ({"places": [(0, -1)]}, InvalidArgumentError, r"places\[0\] must be"),
+    ({"places": [(0, 1 << 70)]}, InvalidArgumentError, r"places\[0\] must be"),
+    ({"places": [[0, 0]]}, InvalidArgumentError, r"places\[0\] must be"),
+    ({"line_sides": [3]}, InvalidArgumentError, r"places\[0\] must be"),
+    ({"line_sides": []}, InvalidArgumentError, r"places\[0\] must be"),
+    ({"lines": [("1",)]}, InvalidArgumentError, r"places\[0\] must be"),
+])
+def test_diff_runs_refuses_bad_input(impl, args, error, message):
+    given_args = {"lines": [["1"]], "line_sides": [0], "places": [(0, 0)], "tokens": ["1"], "p": 0, "reach": 24,
+                  "limit": 64, "best": [(0, 0, 0)] * 3}
+    given_args.update(args)
+    with pytest.raises(error, match=message):
+        impl.diff_runs(**given_args)
+
+
+def test_diff_runs_compares_other_tokens_as_equal(impl):
+    # (the gate's tokens are str; others are compared with ==, as the reference does)
+    assert _runs(impl, [[1, 7, 2.0]], [0], [(0, 1)], [1.0, 7, 2], 1) == [(3, 0, 3), (0, 0, 0), (0, 0, 0)]
+
+
+_DIFF_TOKENS = st.sampled_from(["7", "77", "port", ":", "a", "é", "7\u0301", "\U0001f600", "x.1"])
+
+
+@_only_with_native
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.lists(_DIFF_TOKENS, min_size=1, max_size=12), min_size=1, max_size=6),
+       st.lists(_DIFF_TOKENS, min_size=1, max_size=16), st.data())
+def test_native_diff_runs_equal_the_reference_and_the_definition(lines, tokens, data):
+    line_sides = data.draw(st.lists(st.integers(0, 2), min_size=len(lines), max_size=len(lines)))
+    places = data.draw(st.lists(st.integers(0, len(lines) - 1).flatmap(
+        lambda k: st.tuples(st.just(k), st.integers(0, len(lines[k]) - 1))), max_size=10))
+    p = data.draw(st.integers(0, len(tokens) - 1))
+    reach = data.draw(st.integers(0, 6))
+    limit = data.draw(st.integers(0, 12))
+    start = data.draw(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5), st.integers(0, 5)),
+                               min_size=3, max_size=3))
+    # (the tokens copied: equal str that are not one object, as a summary's and a diff's are)
+    copied = [[t.encode().decode() for t in line] for line in lines]
+    results = []
+    for impl in (_load("native"), _load("reference")):
+        best = list(start)
+        impl.diff_runs(copied, line_sides, places, tokens, p, reach, limit, best)
+        results.append(best)
+    assert results[0] == results[1] == brute_diff_runs(lines, line_sides, places, tokens, p, reach, limit, start)

@@ -15,6 +15,7 @@ whitespace_spans = _impl.whitespace_spans
 exact_spans = _impl.exact_spans
 longest_prefix = _impl.longest_prefix
 marks_held = _impl.marks_held
+diff_runs = _impl.diff_runs
 normalize_whitespace = _impl.normalize_whitespace
 unit_leads = _impl.unit_leads
 summary_leads = _impl.summary_leads
@@ -32,6 +33,7 @@ __all__ = [
     "WHITESPACE_CODEPOINTS",
     "WHITESPACE_RUN",
     "aside_leads",
+    "diff_runs",
     "exact_spans",
     "find_exact",
     "find_whitespace",

@@ -92,6 +92,7 @@ from provgate._search import (
     SUMMARY_LEAD_DATE_TIME,
     SUMMARY_LEAD_RUN_OUTCOME,
     aside_leads,
+    diff_runs,
     marks_held,
     paired_leads,
     summary_leads,
@@ -12904,13 +12905,15 @@ def _ground_review_words(tables: list[FactTable], sources: list[list[_Facts]], o
     ``/pull/57`` link (red team 138, F05: "PR #57 is open" of ``gh pr view 57`` was refused for
     the word; its number is asked as any number is); and ``GET`` by a ``curl`` (or ``wget``)
     command naming no other method, or a request line (red team 141, F08)."""
-    keep = np.ones(owner.size, dtype=np.bool_)
+    keep = None  # (made only for a row a source grounds: most checks have no review word)
     for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
         table = tables[t]
         if table.kind[r] != _KIND_NAME or (shown := _REVIEW_SHOWN.get(table.value_bytes(r))) is None:
             continue
-        keep[n] = not any(shown.search(facts.table.data) is not None for facts in sources[t])
-    return (owner, row) if keep.all() else (owner[keep], row[keep])
+        if any(shown.search(facts.table.data) is not None for facts in sources[t]):
+            keep = np.ones(owner.size, dtype=np.bool_) if keep is None else keep
+            keep[n] = False
+    return (owner, row) if keep is None else (owner[keep], row[keep])
 
 
 def _ground_diffstat_signs(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
@@ -12919,7 +12922,7 @@ def _ground_diffstat_signs(tables: list[FactTable], sources: list[list[_Facts]],
     lines git's stat counts with that sign: "(+1/-1)" of ``1 insertion(+), 1 deletion(-)`` (red
     team 138, F12: refused for ``-1``, a signed number no source writes), of GitHub's "37
     deletions" and of its API's ``"deletions": 37`` (red team 141, F10)."""
-    keep = np.ones(owner.size, dtype=np.bool_)
+    keep = None  # (made only for a row a source grounds: most checks have no signed count)
     for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
         table = tables[t]
         if table.kind[r] != _KIND_NUMBER:
@@ -12931,8 +12934,10 @@ def _ground_diffstat_signs(tables: list[FactTable], sources: list[list[_Facts]],
         # (git's stat, GitHub's words and its API's keys: "37 deletions(-)", "37 deletions", "deletions": 37)
         stat = re.compile(rb"(?<![0-9])" + count + rb"[ \t]+(?:" + words + rb")(?:\([-+]\))?(?![A-Za-z])|(?<![A-Za-z])(?:"
                           + words + rb")[\"']?[ \t]*[:=][ \t]*" + count + rb"(?![0-9.])")
-        keep[n] = not any(stat.search(facts.table.data) is not None for facts in sources[t])
-    return (owner, row) if keep.all() else (owner[keep], row[keep])
+        if any(stat.search(facts.table.data) is not None for facts in sources[t]):
+            keep = np.ones(owner.size, dtype=np.bool_) if keep is None else keep
+            keep[n] = False
+    return (owner, row) if keep is None else (owner[keep], row[keep])
 
 
 def _ground_acronyms_in_identifiers(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
@@ -15114,18 +15119,19 @@ def _ground_number_words_in_digits(tables: list[FactTable], sources: list[list[_
     grounded the edited ``SARS-CoV-4`` by "four programs"), as before. Nor does the number of an
     ordered list's item (``1. Comprehensive EHR System``), which counts nothing: SummEdits' "for
     one week" of "two weeks" was grounded by it."""
-    keep = np.ones(owner.size, dtype=np.bool_)
     asked: dict[bytes, list[int]] = {}
-    for t in np.unique(owner).tolist():
+    # (the few rows left read one by one, in owner order as before: numpy's per-table pass cost
+    # a drift check ~20 us for one row that was no number word, stop 60's +1.5%)
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
         table = tables[t]
-        at = np.flatnonzero(owner == t)
-        at = at[table.kind[row[at]] == _KIND_NUMBER]
-        data = table.data
-        for n, a, b in zip(at.tolist(), table.start[row[at]].tolist(), table.end[row[at]].tolist()):
-            if (digits := _DIGITS_OF_CARDINAL.get(data[a:b])) is not None:
-                asked.setdefault(_spaced_compound_digits(data, a, b) or digits, []).append(n)
+        if table.kind[r] != _KIND_NUMBER:
+            continue
+        a, b = int(table.start[r]), int(table.end[r])
+        if (digits := _DIGITS_OF_CARDINAL.get(table.data[a:b])) is not None:
+            asked.setdefault(_spaced_compound_digits(table.data, a, b) or digits, []).append(n)
     if not asked:
         return owner, row
+    keep = np.ones(owner.size, dtype=np.bool_)
     wanted = fingerprint_values(list(asked))
     for (digits, found), (hi, lo) in zip(asked.items(), wanted.tolist()):
         held: dict[int, bool] = {}  # (a block's sources asked once a value)
@@ -25979,7 +25985,7 @@ _DIFF_SOURCES_KEPT = 1 << 20  # (handles looked at, a store; past it the sets st
 class _DiffSides(NamedTuple):
     lines: list[list[str]]  # the changed lines' tokens (lower case)
     sides: list[int]  # 0 removed, 1 added in place of removed lines, 2 added alone
-    anchors: dict[str, list[tuple[int, int]]]  # a digit token -> (line, place) where it stands
+    anchors: dict[str, list[tuple[int, int]]]  # a digit token -> its first (line, place)s, _DIFF_POSTINGS
     neutral: str  # the source's other lines, tokens joined by blanks, each line between blanks
     removed: frozenset[str]  # the removed lines as written, for a summary quoting the diff
 
@@ -26018,6 +26024,7 @@ def _diff_sides(text: str) -> _DiffSides | None:
     anchors: dict[str, list[tuple[int, int]]] = {}
     neutral: list[str] = []
     removed: set[str] = set()
+    holds_digit: dict[str, bool] = {}
     in_hunk = False
     group_removed = False  # (the added lines follow removed ones of their group)
     for line in text.splitlines():
@@ -26038,9 +26045,20 @@ def _diff_sides(text: str) -> _DiffSides | None:
             k = len(lines)
             lines.append(tokens)
             sides.append(side)
-            for at, token in enumerate(tokens):
-                if _DIFF_ANCHOR.search(token):
-                    anchors.setdefault(token, []).append((k, at))
+            # (a line's tokens read only where it holds a digit, each token's digit looked for
+            # once a diff and its places kept to the ones compared: a regex search per token
+            # cost most of the parse of a 1 MB diff, red team 140, F12)
+            if _DIFF_ANCHOR.search(line, 1):
+                for at, token in enumerate(tokens):
+                    anchor = holds_digit.get(token)
+                    if anchor is None:
+                        anchor = holds_digit[token] = _DIFF_ANCHOR.search(token) is not None
+                    if anchor:
+                        places = anchors.get(token)
+                        if places is None:
+                            anchors[token] = [(k, at)]
+                        elif len(places) < _DIFF_POSTINGS:
+                            places.append((k, at))
             continue
         if in_hunk and not (marker in (" ", "\\", "") or _DIFF_FILE_HEADER.match(line)):
             in_hunk = False
@@ -26055,23 +26073,14 @@ def _diff_window(tokens: list[str], p: int, sides: list[_DiffSides]) -> tuple[in
     """The longest run of the summary's ``tokens`` around its anchor ``p`` that a diff's changed
     line holds, and which side holds it alone: (start, end, side: 0 removed, 1 added in place of
     removed lines, 2 added alone); None when both sides hold runs as long, or none does."""
-    best = {0: (0, 0, 0), 1: (0, 0, 0), 2: (0, 0, 0)}  # side -> (length, start, end)
+    best = [(0, 0, 0), (0, 0, 0), (0, 0, 0)]  # side -> (length, start, end)
     token = tokens[p]
-    n = len(tokens)
     for diff in sides:
-        for k, at in diff.anchors.get(token, ())[:_DIFF_POSTINGS]:
-            line = diff.lines[k]
-            left = 0
-            while left < _DIFF_WINDOW and at - left > 0 and p - left > 0 and line[at - left - 1] == tokens[p - left - 1]:
-                left += 1
-            right = 0
-            while (right < _DIFF_WINDOW and at + right + 1 < len(line) and p + right + 1 < n
-                   and line[at + right + 1] == tokens[p + right + 1]):
-                right += 1
-            side = diff.sides[k]
-            length = left + right + 1
-            if length > best[side][0]:
-                best[side] = (length, p - left, p + right + 1)
+        places = diff.anchors.get(token)
+        if places:
+            # (one native pass over the token's places: the loop in Python cost ~1.2 ms a
+            # summary token over lines dense with it, red team 140, F12)
+            diff_runs(diff.lines, diff.sides, places, tokens, p, _DIFF_WINDOW, _DIFF_POSTINGS, best)
     removed, added = best[0], max(best[1], best[2])
     if removed[0] > added[0]:
         return removed[1], removed[2], 0
