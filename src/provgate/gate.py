@@ -5101,8 +5101,9 @@ class _Check:
                 continue
             # (the branches a summary names in git's places first: most name none, and no source is read)
             text = data.decode("utf-8", "replace") if text is None else text
+            # (read lazily: the block's first refusal ends its read, red team 140, F13)
             named = _branch_candidates(text)
-            if not named:
+            if (first := next(named, None)) is None:
                 continue
             refs = [(h, _refs_of(f)) for h, f in facts if h in git_sources]
             branches = frozenset().union(*(b for _, (b, _) in refs))
@@ -5110,7 +5111,7 @@ class _Check:
                 continue  # (no git output to ground a branch by: the words are no facts)
             remotes = frozenset().union(*(r for _, (_, r) in refs))
             reported = {v.value for v in self.violations if v.invariant == "I1" and v.block == block.id}
-            for name, sentence in named:
+            for name, sentence in itertools.chain((first,), named):
                 if name in reported or not _branch_not_named(name, branches, remotes):
                     continue
                 source = next(h for h, (b, _) in refs if b)
@@ -25988,10 +25989,9 @@ def _git_refs(text: str) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(names), frozenset(remotes)
 
 
-def _branch_candidates(text: str) -> list[tuple[str, str]]:
+def _branch_candidates(text: str) -> Iterator[tuple[str, str]]:
     """The names a summary's ``text`` tells in a git position (pushed to, on, checked out,
-    merged into, the branch), as (name, sentence)."""
-    found: list[tuple[str, str]] = []
+    merged into, the branch), as (name, sentence), in order, read one sentence at a time."""
     for sentence in _GIT_SENTENCE.finditer(text):
         said = sentence.group()
         if not _GIT_SENTENCE_WORDS.search(said):
@@ -26015,12 +26015,14 @@ def _branch_candidates(text: str) -> list[tuple[str, str]]:
                     if k in (1, 4) and not (_git_ref_like(name) or name.lower() in _GIT_DEFAULT_BRANCHES):
                         continue  # ("pushed the fix to", "branch and pushed")
                 lowered = name.lower()
-                if lowered in _GIT_GENERIC_PLACES or re.fullmatch(r"[0-9a-f]{7,40}", lowered):
+                if lowered in _GIT_GENERIC_PLACES or _GIT_DIGEST.fullmatch(lowered):
                     continue  # (a place that is no branch, or a commit)
                 if _git_not_done(said, m.start(), m.end()):
                     continue
-                found.append((name, said.strip()))
-    return found
+                yield name, said.strip()
+
+
+_GIT_DIGEST = re.compile(r"[0-9a-f]{7,40}")
 
 
 def _git_not_done(said: str, start: int, end: int) -> bool:
