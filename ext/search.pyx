@@ -32,7 +32,7 @@ candidates, each needle's candidates bounded so that none costs much more than i
 import numpy as np
 
 cimport numpy as cnp
-from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.object cimport PyObject
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
@@ -46,7 +46,7 @@ from _whitespace cimport whitespace_length
 
 from provgate._search_py import (ASIDE_OPENERS, UNIT_ASCII_SPELLINGS, UNIT_DASHES, UNIT_GAP_BYTES, UNIT_LOWER_CASE_ONLY, WHITESPACE,
                                  WHITESPACE_CODEPOINTS)
-from provgate._search_py import check_diff_place, check_diff_runs, check_max_spans, check_pair, check_start
+from provgate._search_py import PAIRED_STOP, check_diff_place, check_diff_runs, check_max_spans, check_pair, check_start
 from provgate.errors import InvalidArgumentError
 
 cnp.import_array()
@@ -1391,6 +1391,94 @@ def paired_leads(data):
 
 def version_word_leads(data):
     return leads_of(data, version_word_leads_into)
+
+
+# paired_tokens' bytes (_search_py.PAIRED_TOKEN): 1 a token's byte (a letter, a digit, _ or .), 2 a
+# letter too, 4 a digit too
+cdef byte_t PAIRED_TOKEN_BYTE[256]
+for _c in range(256):
+    PAIRED_TOKEN_BYTE[_c] = (5 if 0x30 <= _c <= 0x39 else 3 if (0x41 <= _c <= 0x5A or 0x61 <= _c <= 0x7A)
+                             else 1 if _c == 0x5F or _c == 0x2E else 0)
+cdef Py_ssize_t PAIRED_STOP_LONGEST = max(map(len, PAIRED_STOP))
+
+
+def paired_tokens(data, Py_ssize_t start, Py_ssize_t end, list blank):
+    """The reference's regex and paired_token, one pass: at each place a run of token bytes that
+    holds a digit is one token (the regex's first branch, the run whole), else a letter starts a
+    word of letters and apostrophes. A run found to hold no digit is remembered, so the places
+    after a word inside it are not scanned again (linear)."""
+    if type(data) is not bytes:
+        raise TypeError(f"data must be bytes, not {type(data).__name__}")
+    cdef const byte_t* s = <const byte_t*> PyBytes_AS_STRING(data)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
+    cdef Py_ssize_t p, r, a, b, k, length, nb = len(blank), bi = 0, no_digit_until = -1
+    cdef bint digit
+    cdef char word[8]
+    cdef list found = []
+    start = 0 if start < 0 else n if start > n else start
+    end = 0 if end < 0 else n if end > n else end
+    p = start
+    while p < end:
+        if not PAIRED_TOKEN_BYTE[s[p]]:
+            p += 1
+            continue
+        digit = False
+        if p >= no_digit_until:
+            r = p
+            while r < end and PAIRED_TOKEN_BYTE[s[r]]:
+                digit = digit or PAIRED_TOKEN_BYTE[s[r]] == 5
+                r += 1
+            if not digit:
+                no_digit_until = r
+        if digit:
+            a, b = p, r
+        elif PAIRED_TOKEN_BYTE[s[p]] == 3:
+            a, b = p, p + 1
+            while b < end and (PAIRED_TOKEN_BYTE[s[b]] == 3 or s[b] == 0x27):
+                b += 1
+        else:
+            p += 1
+            continue
+        p = b
+        while bi < nb and blank[bi][1] <= a:
+            bi += 1
+        if bi < nb and blank[bi][0] < b:
+            continue
+        if digit:
+            while s[b - 1] == 0x2E:  # (the run holds a digit: the dots stripped stop there)
+                b -= 1
+            if b - a >= 2:
+                found.append((a, PyBytes_FromStringAndSize(<const char*> s + a, b - a)))
+            continue
+        length = b - a
+        while length and s[a + length - 1] == 0x27:
+            length -= 1
+        if length < 3:
+            continue
+        if length <= PAIRED_STOP_LONGEST:
+            if bytes(s[a:a + length]).lower() in PAIRED_STOP:
+                continue
+        # (the suffix read lower case: only its last three bytes and the first four are needed)
+        if length >= 6 and lower_is(s + a + length - 3, b"ing", 3):
+            length -= 3
+        elif length >= 5 and (lower_is(s + a + length - 2, b"ed", 2) or lower_is(s + a + length - 2, b"es", 2)):
+            length -= 2
+        elif length >= 4 and lower_is(s + a + length - 1, b"s", 1):
+            length -= 1
+        if length > 4:
+            length = 4
+        for k in range(length):
+            word[k] = s[a + k] | 0x20 if 0x41 <= s[a + k] <= 0x5A else s[a + k]
+        found.append((a, PyBytes_FromStringAndSize(word, length)))
+    return found
+
+
+cdef inline bint lower_is(const byte_t* s, const char* lower, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t k
+    for k in range(n):
+        if (s[k] | 0x20 if 0x41 <= s[k] <= 0x5A else s[k]) != <byte_t> lower[k]:
+            return False
+    return True
 
 
 cdef enum:

@@ -980,3 +980,38 @@ def test_native_diff_runs_equal_the_reference_and_the_definition(lines, tokens, 
         impl.diff_runs(copied, line_sides, places, tokens, p, reach, limit, best)
         results.append(best)
     assert results[0] == results[1] == brute_diff_runs(lines, line_sides, places, tokens, p, reach, limit, start)
+
+
+# ---- paired_tokens: the tokens identifiers re-paired compares (red team 140, F13) --------------
+
+@pytest.mark.parametrize("data, start, end, blank, expected", [
+    (b"Commit 9f8e7d6 fixed the retries", 0, 99, [], [(0, b"comm"), (7, b"9f8e7d6"), (15, b"fix"), (25, b"retr")]),
+    # (a value's span left out, a token overlapping it too; a dot glued to a figure is no part of it)
+    (b"abc 9f8e7d6 took 3ms.", 0, 21, [(4, 11)], [(0, b"abc"), (12, b"took"), (17, b"3ms")]),
+    (b"x.9f8e7d6 fixed", 0, 15, [(2, 9)], [(10, b"fix")]),
+    # (function words, one-byte figures, two-letter words and suffixes; apostrophes end a word)
+    (b"the 4 ok Goes sing pings don't 1.2.. v2_x", 0, 99, [],
+     [(9, b"goe"), (14, b"sing"), (19, b"ping"), (25, b"don'"), (31, b"1.2"), (37, b"v2_x")]),
+    # (a word inside a run with no digit: each word after _ or . read again)
+    (b"alpha_beta.gamma", 0, 16, [], [(0, b"alph"), (6, b"beta"), (11, b"gamm")]),
+    (b"ab'c1 ..9", 0, 9, [], [(0, b"ab'c"), (6, b"..9")]),
+    (b"fixed issue", 2, 9, [], [(2, b"xed"), (6, b"iss")]), (b"fixed issue", 2, 8, [], [(2, b"xed")]),
+])
+def test_paired_tokens(impl, data, start, end, blank, expected):
+    assert impl.paired_tokens(data, start, end, blank) == expected
+
+
+def test_paired_tokens_refuses_what_is_not_bytes(impl):
+    with pytest.raises(TypeError, match="data must be bytes"):
+        impl.paired_tokens("a 0", 0, 3, [])
+
+
+@_only_with_native
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.sampled_from([b"0", b"9", b"a", b"Z", b"_", b".", b"'", b" ", b"-", b"s", b"es", b"ed", b"ing", b"ING",
+                                 b"the", b"The", b"fix", b"\xe2", b"`", b"\n"]), max_size=40),
+       st.integers(-2, 60), st.integers(-2, 60), st.lists(st.tuples(st.integers(0, 60), st.integers(0, 8)), max_size=4))
+def test_native_paired_tokens_equal_the_reference(parts, start, end, spans):
+    data = b"".join(parts)
+    blank = sorted((s, s + n) for s, n in spans)
+    assert _load("native").paired_tokens(data, start, end, blank) == _load("reference").paired_tokens(data, start, end, blank)

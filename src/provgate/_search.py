@@ -21,6 +21,7 @@ unit_leads = _impl.unit_leads
 summary_leads = _impl.summary_leads
 aside_leads = _impl.aside_leads
 paired_leads = _impl.paired_leads
+paired_tokens = _impl.paired_tokens
 version_word_leads = _impl.version_word_leads
 WHITESPACE = _impl.WHITESPACE
 WHITESPACE_CODEPOINTS = _impl.WHITESPACE_CODEPOINTS
@@ -41,6 +42,7 @@ __all__ = [
     "marks_held",
     "normalize_whitespace",
     "paired_leads",
+    "paired_tokens",
     "summary_leads",
     "unit_leads",
     "version_word_leads",

@@ -95,17 +95,20 @@ from provgate._search import (
     diff_runs,
     marks_held,
     paired_leads,
+    paired_tokens,
     summary_leads,
     unit_leads,
     version_word_leads,
 )
 from provgate._search_py import (
     PAIRED_SHAPES,
+    PAIRED_TOKEN,
     UNIT_DASH_CODEPOINTS,
     UNIT_GAP_RUN,
     UNIT_LOWER_CASE_ONLY,
     UNIT_NAMES,
     UNIT_SEMICOLON_CODEPOINTS,
+    paired_token,
 )
 from provgate._textnorm import same_after_normalisation, same_words
 from provgate._textnorm_py import (
@@ -5104,8 +5107,9 @@ class _Check:
                 continue
             # (the branches a summary names in git's places first: most name none, and no source is read)
             text = data.decode("utf-8", "replace") if text is None else text
+            # (read lazily: the block's first refusal ends its read, red team 140, F13)
             named = _branch_candidates(text)
-            if not named:
+            if (first := next(named, None)) is None:
                 continue
             refs = [(h, _refs_of(f)) for h, f in facts if h in git_sources]
             branches = frozenset().union(*(b for _, (b, _) in refs))
@@ -5113,7 +5117,7 @@ class _Check:
                 continue  # (no git output to ground a branch by: the words are no facts)
             remotes = frozenset().union(*(r for _, (_, r) in refs))
             reported = {v.value for v in self.violations if v.invariant == "I1" and v.block == block.id}
-            for name, sentence in named:
+            for name, sentence in itertools.chain((first,), named):
                 if name in reported or not _branch_not_named(name, branches, remotes):
                     continue
                 source = next(h for h, (b, _) in refs if b)
@@ -6025,7 +6029,9 @@ class _Check:
                     indexes = [(h, d, _paired_index(d)) for h, d in sources]
                 if not any(v in ix.value_lines for v, _ in known for _, _, ix in indexes):
                     continue
-                blank = sorted([*markers, *((s, e) for s, e, _, _ in held)])
+                # (the clause's markers only: all of a block's for each clause was quadratic)
+                near = markers[max(bisect.bisect_left(markers, (start, 0)) - 1, 0):bisect.bisect_left(markers, (end, 0))]
+                blank = sorted([*near, *((s, e) for s, e, _, _ in held)])
                 found = _paired_tokens(data, start, end, blank)
                 if (colon := max(data.rfind(b": ", start, held[0][0]), data.rfind(b":\t", start, held[0][0]))) >= 0:
                     # (a lead-in before the clause's first value labels a list, not its first item:
@@ -6038,7 +6044,6 @@ class _Check:
                 tokens = list(dict.fromkeys(t for _, t in found))  # (in the clause's order: the first partner named)
                 if not tokens:
                     continue
-                written = {t: _PAIRED_TOKEN.match(data, s)[0].rstrip(b".") for s, t in reversed(found)}
                 clause_values = {v for v, _ in known}
                 refused = False
                 for value, kind in known:
@@ -6049,7 +6054,9 @@ class _Check:
                         cls, partner, own, other = hit
                         own_line = d[own:ix.line_spans[own][1]].decode("utf-8", "replace")
                         other_line = d[other:ix.line_spans[other][1]].decode("utf-8", "replace")
-                        said = written[partner].decode("utf-8", "replace")
+                        # (the partner as the clause first writes it: read for a refusal only)
+                        said = _PAIRED_TOKEN.match(data, next(s for s, t in found if t == partner))[0].rstrip(
+                            b".").decode("utf-8", "replace")
                         text = value.decode("utf-8", "replace")
                         self.violate("I1", f"block {block.id!r} pairs {text!r} with the {_PAIRED_CLASS_NAMES[cls]} "
                                      f"{said!r}, which its source {h!r} writes on another line ({other_line[:120]!r}) "
@@ -15577,17 +15584,13 @@ _PAIRED_VALUE = re.compile(
 _PAIRED_MARKER = _CITATION_MARKER
 # a word, a token holding a digit (a count, a status, a latency: 404, 120ms, 0.84s), and a
 # key's value (status=failed, "(status: Open)"), the three classes a value's partner may be
-_PAIRED_TOKEN = re.compile(rb"[A-Za-z0-9_.]*[0-9][A-Za-z0-9_.]*|[A-Za-z][A-Za-z']*")
+_PAIRED_TOKEN = PAIRED_TOKEN
 # (a key before ":" in lower case only: "(status: Open)", not "KeyError: account 2a797be2")
 _PAIRED_KV = re.compile(rb"(?:[A-Za-z_][\w.-]*[ \t]*=|[a-z_][a-z0-9_.-]*:[ \t])[ \t]*['\"]?([A-Za-z0-9_.+-]+)")
 # a clause ends at a line break and a sentence's or a clause's end; a comma or a conjunction
 # joining two clauses that each hold a value ends one too (_paired_clauses)
 _PAIRED_CLAUSE_END = re.compile(rb"\n|[.;!?](?=\s|$)")
 _PAIRED_JOIN = re.compile(rb",[ \t]+|[ \t]+(?:and|but|while|whereas|whilst)[ \t]+|[ \t]+(?:-|\xe2\x80\x93|\xe2\x80\x94)[ \t]+")
-_PAIRED_STOP = frozenset(b"""the and for are was were with from that this these those has have had not but
-its into onto than then also all any each every both which who what when where while will would should
-can could may might been being there their they them only just via per out now one two our your you
-she his her him here see""".split())
 _PAIRED_KV_CLASS, _PAIRED_VALUE_CLASS, _PAIRED_WORD_CLASS = 0, 1, 2
 # a token written on more lines than this names no line ("fix" in a long git log), nor does a value
 # written on more; a clause of more values than this is a list that pairs none (and each bound
@@ -15642,39 +15645,16 @@ def _paired_hinted(datas: list[bytes]) -> set[int]:
 _PAIRED_DIGIT = re.compile(rb"[0-9]")
 
 
-@functools.lru_cache(maxsize=1 << 14)  # (a text's words repeat: each read once)
-def _paired_token(token: bytes) -> bytes | None:
-    """A token as compared: a word by its first four letters once a suffix is cut ("fixed" is
-    "Fix", "retries" "retry", "imported" "import"), a token holding a digit as written; a
-    function word, a one-byte token or a two-letter word none."""
-    if _PAIRED_DIGIT.search(token):
-        token = token.rstrip(b".")
-        return token if len(token) >= 2 else None
-    word = token.lower().rstrip(b"'")
-    if len(word) < 3 or word in _PAIRED_STOP:
-        return None
-    for suffix in (b"ing", b"ed", b"es", b"s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
-            break
-    return word[:4]
+# a token as compared (:func:`provgate._search_py.paired_token`), a key's value's cached (a
+# text's words repeat: each read once)
+_paired_token = functools.lru_cache(maxsize=1 << 14)(paired_token)
 
 
 def _paired_tokens(data: bytes, start: int, end: int, blank: list[tuple[int, int]]) -> list[tuple[int, bytes]]:
     """The compared tokens of ``data[start:end]`` with their offsets, the ``blank`` spans (the
-    values themselves, citation markers) left out."""
-    found: list[tuple[int, bytes]] = []
-    b = 0
-    for m in _PAIRED_TOKEN.finditer(data, start, end):
-        s = m.start()
-        while b < len(blank) and blank[b][1] <= s:
-            b += 1
-        if b < len(blank) and blank[b][0] < m.end():
-            continue
-        t = _paired_token(m[0])
-        if t is not None:
-            found.append((s, t))
-    return found
+    values themselves, citation markers) left out: one native pass (:func:`provgate._search.paired_tokens`;
+    a regex and a call per token cost ~1.5 s of a 0.6 MB summary's, red team 140, F13)."""
+    return paired_tokens(data, start, end, blank)
 
 
 class _PairedIndex(NamedTuple):
@@ -15719,22 +15699,24 @@ def _paired_index(data: bytes) -> _PairedIndex:
         line_values.setdefault(line, set()).add(value)
         blanks.setdefault(line, []).append((s, m.end()))
     token_lines: tuple[dict[bytes, set[int]], ...] = ({}, {}, {})
-    any_lines: dict[bytes, set[int]] = {}
     kv_lines, value_token_lines, word_lines = token_lines
     for line, (s, e) in line_spans.items():
         # (a key's value needs a "=" or ": " on its line: the key pattern's pass costs a token pass)
         kv = {t for m in _PAIRED_KV.finditer(data, s, e) if (t := _paired_token(m[1])) is not None} if (
             data.find(b"=", s, e) >= 0 or data.find(b":", s, e) >= 0) else ()
-        for _, t in _paired_tokens(data, s, e, blanks[line]):
-            lines_of = kv_lines if t in kv else value_token_lines if _PAIRED_DIGIT.search(t) else word_lines
+        for _, t in paired_tokens(data, s, e, blanks[line]):
+            # (a word is letters and apostrophes, a token holding a digit never one)
+            lines_of = kv_lines if t in kv else word_lines if t.isalpha() or not _PAIRED_DIGIT.search(t) else value_token_lines
             if (at := lines_of.get(t)) is None:
                 lines_of[t] = {line}
             else:
                 at.add(line)
-            if (at := any_lines.get(t)) is None:
-                any_lines[t] = {line}
-            else:
-                at.add(line)
+    # each token's lines in any class: a word and a token holding a digit are never the same token,
+    # so only a key's value's lines are joined (the sets are shared, never changed once built:
+    # a second set a token cost a third of the index, red team 140, F13)
+    any_lines: dict[bytes, set[int]] = {**word_lines, **value_token_lines}
+    for t, at in kv_lines.items():
+        any_lines[t] = at if (both := any_lines.get(t)) is None else both | at
     return _PairedIndex(value_lines, kind_lines, line_values, line_spans, token_lines, any_lines)
 
 
@@ -15848,6 +15830,12 @@ def _paired_elsewhere(index: _PairedIndex, value: bytes, kind: int, clause_value
     if not own or len(own) > _PAIRED_MAX_LINES or kind_lines is None or len(kind_lines) <= len(own):
         return None  # (a value on many lines names none; no other line of its kind to take from)
     own_lines = set(own)
+    any_lines = index.any_lines
+    # (most clauses name only their own line's partners and words written everywhere: asked once,
+    # not once a class; red team 140, F13)
+    if not any((anywhere := any_lines.get(t)) is not None and len(anywhere) <= _PAIRED_MAX_LINES
+               and not anywhere & own_lines for t in tokens):
+        return None
     line_values = index.line_values
     for cls in (_PAIRED_KV_CLASS, _PAIRED_VALUE_CLASS, _PAIRED_WORD_CLASS):
         lines_of = index.token_lines[cls]
@@ -26329,10 +26317,9 @@ def _git_refs(text: str) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(names), frozenset(remotes)
 
 
-def _branch_candidates(text: str) -> list[tuple[str, str]]:
+def _branch_candidates(text: str) -> Iterator[tuple[str, str]]:
     """The names a summary's ``text`` tells in a git position (pushed to, on, checked out,
-    merged into, the branch), as (name, sentence)."""
-    found: list[tuple[str, str]] = []
+    merged into, the branch), as (name, sentence), in order, read one sentence at a time."""
     for sentence in _GIT_SENTENCE.finditer(text):
         said = sentence.group()
         if not _GIT_SENTENCE_WORDS.search(said):
@@ -26356,12 +26343,14 @@ def _branch_candidates(text: str) -> list[tuple[str, str]]:
                     if k in (1, 4) and not (_git_ref_like(name) or name.lower() in _GIT_DEFAULT_BRANCHES):
                         continue  # ("pushed the fix to", "branch and pushed")
                 lowered = name.lower()
-                if lowered in _GIT_GENERIC_PLACES or re.fullmatch(r"[0-9a-f]{7,40}", lowered):
+                if lowered in _GIT_GENERIC_PLACES or _GIT_DIGEST.fullmatch(lowered):
                     continue  # (a place that is no branch, or a commit)
                 if _git_not_done(said, m.start(), m.end()):
                     continue
-                found.append((name, said.strip()))
-    return found
+                yield name, said.strip()
+
+
+_GIT_DIGEST = re.compile(r"[0-9a-f]{7,40}")
 
 
 def _git_not_done(said: str, start: int, end: int) -> bool:
