@@ -356,7 +356,11 @@ def test_the_table_marker_prefilter_finds_every_key_however_spaced():
 def test_the_table_marker_words_prefilter_lets_every_hinted_key_by():
     # (each key the hint reads holds one of the words searched for first, whatever its quotes
     # and blanks; a summary's "[src:...]" and aligned "=" without one are let go on the words)
-    from provgate.gate import _TABLE_MARKED_HINT, _TABLE_MARKED_HINT_WORDS, _may_hold_table_markers
+    from provgate.gate import (
+        _TABLE_MARKED_HINT,
+        _TABLE_MARKED_HINT_WORDS,
+        _may_hold_table_markers,
+    )
 
     keys = ["markers", "python", "python_full", "python_version", "python_full_version", "platform",
             "platform_release", "sys_platform", "os_name", "implementation_name", "implementation_version",
