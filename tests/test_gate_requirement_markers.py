@@ -353,6 +353,28 @@ def test_the_table_marker_prefilter_finds_every_key_however_spaced():
     assert not _may_hold_table_markers(b'[x]\nbufferSize     = 65536\nname = "python"\nextra_x = "1"\n')
 
 
+def test_the_table_marker_words_prefilter_lets_every_hinted_key_by():
+    # (each key the hint reads holds one of the words searched for first, whatever its quotes
+    # and blanks; a summary's "[src:...]" and aligned "=" without one are let go on the words)
+    from provgate.gate import (
+        _TABLE_MARKED_HINT,
+        _TABLE_MARKED_HINT_WORDS,
+        _may_hold_table_markers,
+    )
+
+    keys = ["markers", "python", "python_full", "python_version", "python_full_version", "platform",
+            "platform_release", "sys_platform", "os_name", "implementation_name", "implementation_version",
+            "extra", "dependency_groups"]
+    for key in keys:
+        assert any(word in key.encode() for word in _TABLE_MARKED_HINT_WORDS), key
+        for quote in ("", "'", '"'):
+            text = f'[packages]\nx = {{version = "*", {quote}{key}{quote}  = "== \'a\'"}}\n'.encode()
+            assert _TABLE_MARKED_HINT.search(text) and _may_hold_table_markers(text), text
+    text = b'[packages]\nx = {version = "*", "extras"  = ["socks"]}\n'
+    assert _TABLE_MARKED_HINT.search(text) and _may_hold_table_markers(text)
+    assert not _may_hold_table_markers(b"Noted: `maxRetries     = 2`, `limit=50` [src:call_1].")
+
+
 def test_a_pipfile_extras_key_is_no_marker():
     # ("extras" is the package's extras, not the marker variable of PEP 751's lock files)
     from provgate.gate import _table_marked_requirements
