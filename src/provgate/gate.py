@@ -5521,6 +5521,8 @@ class _Check:
                 resources.update(map(logged.__getitem__, left))
             names = _names_of_resources(frozenset(resources))
             scopes = _file_scopes(data, names)
+            if b" in " in data or b" for " in data:
+                scopes += _key_first_scopes(data, names)
             if not scopes:
                 continue
             handles = list(dict.fromkeys(own + self.cited(j)))
@@ -5538,6 +5540,7 @@ class _Check:
                 reads_of.setdefault(r, []).append(h)
             texts = {}
             looks = _QUICK_LOOKS  # (each a search of a read's text: past them, the fingerprints)
+            keys_written: dict[str, dict[bytes, bytes]] = {}
             for bound, found in scopes:
                 kept = []
                 for pair in found:
@@ -5551,6 +5554,13 @@ class _Check:
                                 x = gate.source_facts(h)
                                 text = texts[h] = b"" if x is None else x.table.data
                             if key in text or lowered in text:
+                                break
+                            written = keys_written.get(h)
+                            if written is None:
+                                written = keys_written[h] = _keys_written(text)
+                            spelled = _counted_key_as_written(written, key)
+                            if spelled is not None:
+                                key = spelled
                                 break
                         else:
                             continue
@@ -5625,7 +5635,8 @@ class _Check:
                         for fact in kv(h)[1]:
                             holders.setdefault(fact, []).append(h)
                 elsewhere = [h for h in holders.get(ff, ()) if resource_of.get(h) not in bound]
-                if not elsewhere:
+                if not elsewhere and not (elsewhere := self._rounded_value_elsewhere(
+                        block, pair, own, [h for h in handles if resource_of.get(h) not in bound], fk, kv)):
                     continue  # (a value no source holds for the key: I1's)
                 if _named_source_writes(gate, [h for h in handles if h not in own], bound, resource_of.values(), pair):
                     continue  # (a value another source writes for the file: a diff of it, a grep)
@@ -5640,6 +5651,34 @@ class _Check:
                              evidence={"resource": files, "file_values": holds, "reads": own,
                                        "value_from": elsewhere, "change": "value_of_another_file"})
                 reported.add((block.id, key, value))
+
+    @staticmethod
+    def _rounded_value_elsewhere(block: Block, pair: tuple[bytes, bytes], own: list[str], others: list[str],
+                                 key_fp: tuple[int, int], kv: Callable[[str], tuple[set, set, list[FactTable]]]) -> list[str]:
+        """The sources of ``others`` whose value for the key (fingerprint ``key_fp``) a figure
+        stated for a file rounds or converts, where none of the file's reads ``own`` holds one
+        it rounds: "config/a.yaml: timeout 0.75 min" of a.yaml's ``timeout: 30s`` and b.yaml's
+        ``timeout: 45s`` (red team 140, F05: a rounded figure is grounded by any source's figure,
+        :func:`_ground_rounded`, so the swap was accepted). The figure's unit is glued to it or
+        written after it in the block (any unit the block writes after that figure); rounded as :func:`_ground_rounded`
+        rounds. Asked only before a refusal, of a value no source holds as written."""
+        said = _stated_measures(block.text, pair[1])
+        if not said:
+            return []
+
+        def rounded(h: str) -> bool:
+            for table in kv(h)[2]:
+                rows = np.flatnonzero((table.kind == _KIND_KV) & (table.fp_key[:, 0] == key_fp[0])
+                                      & (table.fp_key[:, 1] == key_fp[1]))
+                for r in rows[:_ROUNDED_VALUES_LOOKED_AT].tolist():
+                    held = table.data[table.value_start[r]:table.value_end[r]]
+                    if any(_rounds_to(one, held) for one in said):
+                        return True
+            return False
+
+        if any(map(rounded, own)):
+            return []
+        return [h for h in others if rounded(h)]
 
     def _check_pins_in_context(self) -> None:
         """A derived block's pin (``lodash@4.17.20``, ``requests==2.31.0``) whose name one of its
@@ -25043,6 +25082,130 @@ def _scoped_pairs(data: bytes, start: int, end: int, counted: bool = True) -> li
             stated = set(out)
             out.extend(pair for pair in counts if pair not in stated)
     return out
+
+
+def _stated_measures(text: str, value: bytes) -> list[tuple[bytes, float, float]]:
+    """(the measure, the size in its smallest unit, the half of its last decimal in that unit) of
+    the figure ``value`` with a unit of :data:`_UNIT_SCALES` glued to it, or of each such unit
+    the block ``text`` writes after the figure (:func:`_figures_units`)."""
+    figure = _GLUED_FIGURE.fullmatch(value.lstrip(b"~"))
+    if figure is None or b"," in figure.group(1):
+        return []
+    if figure.group(2):
+        units = {_glued_unit(figure.group(2))}
+    else:
+        units = _figures_units(text).get(figure.group(1), ())
+    stated = float(figure.group(1))
+    if stated == 0:
+        return []
+    half = 0.5 / 10 ** len(figure.group(1).partition(b".")[2])
+    return [(_UNIT_SCALES[u][0], stated * _UNIT_SCALES[u][1], half * _UNIT_SCALES[u][1])
+            for u in units if u in _UNIT_SCALES]
+
+
+@functools.lru_cache(maxsize=4)  # (a block's pairs ask it in turn)
+def _figures_units(text: str) -> dict[bytes, set[bytes]]:
+    """Each figure of ``text`` -> the units (``_UNITS``' names) written right after it: one pass,
+    so that no pair searches the block for its figure."""
+    out: dict[bytes, set[bytes]] = {}
+    for m in _FIGURE_THEN_UNIT.finditer(text.encode("utf-8", "surrogatepass")):
+        unit = _glued_unit(m.group(2))
+        if unit is not None:
+            out.setdefault(m.group(1), set()).add(unit)
+    return out
+
+
+_FIGURE_THEN_UNIT = re.compile(rb"(?<![\w.])([0-9]+(?:\.[0-9]+)?)[ \t]*([A-Za-z%]{1,12})(?![\w])")
+
+
+def _rounds_to(said: tuple[bytes, float, float], held: bytes) -> bool:
+    """Does the figure ``held`` (a source's value, its unit glued or after a blank) round to the
+    measure ``said`` (of :func:`_stated_measures`), as :func:`_ground_rounded` rounds?"""
+    measure, size, half = said
+    figure = _GLUED_FIGURE.fullmatch(held.strip().replace(b" ", b""))
+    if figure is None or not figure.group(2) or b"," in figure.group(1):
+        return False
+    unit = _glued_unit(figure.group(2))
+    if unit not in _UNIT_SCALES or _UNIT_SCALES[unit][0] != measure:
+        return False
+    held_size = float(figure.group(1)) * _UNIT_SCALES[unit][1]
+    slack = 1e-9 * max(abs(size), abs(held_size))
+    return size - half - slack <= held_size <= size + half + slack and abs(held_size - size) * 10 <= held_size * (1 + 1e-9)
+
+
+_ROUNDED_VALUES_LOOKED_AT = 16  # (a key's values looked at in one source's table)
+
+
+def _key_first_scopes(data: bytes, names: Mapping[bytes, tuple[frozenset[str], bool]]) -> list[tuple[frozenset[str], list[tuple[bytes, bytes]]]]:
+    """The scopes of a key said once, then its value for each file after ``in``/``for`` and the
+    file's name: "Retries: 5 in config/a.yaml, 3 in config/b.yaml.", "retries is 5 in
+    config/a.yaml and 3 in config/b.yaml" (red team 139, F08: a swap written so was accepted;
+    :func:`_file_scopes` binds a value before a name only where the name ends the clause). A
+    list goes on while each value is followed by ``in``/``for`` and a name of ``names``; one
+    pass over ``data``."""
+    out: list[tuple[frozenset[str], list[tuple[bytes, bytes]]]] = []
+    spelled = sorted(names, key=len, reverse=True)
+    for m in _KEY_THEN_VALUE_IN.finditer(data):
+        key, value, at = m.group(1), m.group(2).rstrip(b".:"), m.end()
+        while value:
+            owners = _name_at(data, at, spelled, names)
+            if owners is None:
+                break
+            out.append((owners[0], [(key, value)]))
+            after = _NEXT_VALUE_IN.match(data, owners[1])
+            if after is None:
+                break
+            value, at = after.group(1).rstrip(b".:"), after.end()
+    return out
+
+
+def _name_at(data: bytes, at: int, spelled: list[bytes], names: Mapping[bytes, tuple[frozenset[str], bool]]) -> tuple[frozenset[str], int] | None:
+    """(the resources of the name of ``names`` written whole at ``at``, where it ends), or None."""
+    for name in spelled:
+        if data.startswith(name, at):
+            end = at + len(name)
+            if end < len(data) and data[end] in _NAME_GOES_ON and not (
+                    data[end] == 46 and (end + 1 == len(data) or data[end + 1] not in _NAME_GOES_ON)):
+                continue
+            return names[name][0], end
+    return None
+
+
+# a key, then its value and "in"/"for" before a file's name ("Retries: 5 in config/a.yaml"); the
+# next value of the list and its "in"/"for" (", 3 in config/b.yaml", " and 3 in ...")
+_KEY_THEN_VALUE_IN = re.compile(rb"(?<![\w.-])([A-Za-z_][\w-]*)[*_`]*(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|are|was)[ \t]+)[`'\"]?"
+                                rb"([^\s,;|)`'\"\]]+?)[`'\"]?[ \t]+(?:in|for)[ \t]+[`*]?")
+_NEXT_VALUE_IN = re.compile(rb"[`*]?(?:[ \t]*[,;])?[ \t]+(?:and[ \t]+)?[`'\"]?([^\s,;|)`'\"\]]+?)[`'\"]?[ \t]+(?:in|for)[ \t]+[`*]?")
+
+
+def _keys_written(text: bytes) -> dict[bytes, bytes]:
+    """The keys ``text`` writes (a word before ``:`` or ``=``), in lower case -> as written (the
+    first place): read once a source, for :func:`_counted_key_as_written`."""
+    out: dict[bytes, bytes] = {}
+    for m in _KEY_WRITTEN.finditer(text):
+        out.setdefault(m.group(1).lower(), m.group(1))
+    return out
+
+
+_KEY_WRITTEN = re.compile(rb"(?<![\w.-])([A-Za-z_][\w-]*)[\"']?[ \t]*[:=]")
+
+
+def _counted_key_as_written(written: dict[bytes, bytes], key: bytes) -> bytes | None:
+    """The key a file writes (of :func:`_keys_written`) that the noun ``key`` a figure counts
+    names in another case or number: "5 retries" of ``Retries: 3`` or ``retry: 3`` (red team
+    140, F14: a swap between files written so was accepted). Asked only where the file's text
+    holds neither ``key`` nor its lower case."""
+    low = key.lower()
+    if low.endswith(b"ies"):
+        spellings = (low, low[:-3] + b"y")
+    elif low.endswith(b"s"):
+        spellings = (low, low[:-1])
+    else:
+        spellings = (low, low[:-1] + b"ies" if low.endswith(b"y") else low + b"s")
+    for spelled in spellings:
+        if len(spelled) > 2 and spelled in written:
+            return written[spelled]
+    return None
 
 
 class _Counted(tuple):
