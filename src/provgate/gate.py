@@ -23105,14 +23105,85 @@ def _header_cell_unit(cell: bytes) -> bytes | None:
         return None if unit == b"deg" else unit
     keyed = cell + b":"
     found = _KEY_UNIT_BEFORE.search(keyed)
-    return None if found is None else _key_unit_of(keyed, found)
+    unit = None if found is None else _key_unit_of(keyed, found)
+    return unit if unit is not None or b"," not in cell and b"/" not in cell and b"*" not in cell and (
+        b"`" not in cell) else _header_unit_unbracketed(cell)
+
+
+def _header_unit_unbracketed(cell: bytes) -> bytes | None:
+    """The unit a table header's cell names without brackets, or with emphasis inside them:
+    ``runtime, h``, ``runtime / h``, ``runtime (**h**)`` (red team 139, F09: a summary's column
+    of hours over a source's minutes was accepted, ``runtime (h)`` refused). A period after
+    ``/`` is a duration's unit only after a duration's key (``requests / s`` is a rate)."""
+    plain = cell.replace(b"*", b"").replace(b"`", b"")
+    if plain != cell and (unit := _header_cell_unit(plain)) is not None:
+        return unit
+    found = _HEADER_UNIT_AFTER_MARK.fullmatch(plain)
+    if found is None:
+        return None
+    unit = _UNITS.get(_unit_spelling(found.group(3)))
+    if unit is None or unit == b"deg":
+        return None
+    if found.group(2) != b"," and unit in _PERIODS and found.group(1).lower() not in _DURATION_KEYS:
+        return None
+    return unit
+
+
+# a header cell's key, then a comma or a slash and a unit ("runtime, h", "runtime / h")
+_HEADER_UNIT_AFTER_MARK = re.compile(rb"[ \t]*([A-Za-z_][\w-]*)[ \t]*(,|[ \t]/)[ \t]*((?:\xc2\xb5|\xce\xbc)?[A-Za-z%]{1,16})[ \t]*")
+
+
+def _noted_units(text: bytes) -> dict[bytes, set[bytes]]:
+    """Each figure alone in a cell of a markdown table that a note right under it gives a unit
+    ("(all times in hours)", "All durations are in minutes.") -> that unit, in each column whose
+    header names none: of "times"/"durations" a duration's column (its header a duration's key
+    or holding "time"), of "values"/"figures"/"numbers" any (red team 139, F09: a table of hours
+    noted so over a source's minutes was accepted). Each note walks back over the table right
+    above it only (a blank line between at most): linear in the text."""
+    out: dict[bytes, set[bytes]] = {}
+    for note in _TABLE_NOTE_UNIT.finditer(text):
+        unit = _UNITS.get(_unit_spelling(note.group(2)))
+        if unit is None or unit == b"deg":
+            continue
+        timed = note.group(1).lower() in (b"times", b"durations")
+        rows: list[bytes] = []
+        end = note.start() - 1
+        if end > 0 and text[end - 1:end] == b"\n":
+            end -= 1  # (one blank line between)
+        while end > 0:
+            start = text.rfind(b"\n", 0, end) + 1
+            line = text[start:end]
+            if b"|" not in line:
+                break
+            rows.append(line)
+            end = start - 1
+        rows.reverse()
+        rule = next((k for k, row in enumerate(rows) if _TABLE_RULE.fullmatch(row) is not None), None)
+        if not rule:
+            continue
+        columns = []
+        for cell in _cells(rows[rule - 1]):
+            name = cell.strip(b" \t*_`").lower()
+            columns.append(_header_cell_unit(cell) is None and (not timed or name in _DURATION_KEYS or b"time" in name))
+        for row in rows[rule + 1:]:
+            for noted, cell in zip(columns, _cells(row)):
+                if noted and (figure := _CELL_FIGURE.fullmatch(cell)) is not None:
+                    out.setdefault(_figure_number(figure.group(1)), set()).add(unit)
+    return out
+
+
+# a note under a table naming its figures' unit ("(all times in hours)", "*All durations are in
+# minutes.*")
+_TABLE_NOTE_UNIT = re.compile(rb"^[ \t]*[(*_]*(?:[Nn]ote:?[ \t]+)?(?:[Aa]ll[ \t]+)?(?:the[ \t]+)?([Tt]imes|[Dd]urations|[Vv]alues"
+                              rb"|[Ff]igures|[Nn]umbers)[ \t]+(?:are[ \t]+)?(?:given[ \t]+)?in[ \t]+([A-Za-z%]{1,16})[ \t]*[)*_.]*[ \t]*\r?$",
+                              re.MULTILINE)
 
 
 def _header_units(text: bytes) -> dict[bytes, set[bytes]]:
     """Each figure that stands alone in a cell of a markdown table of ``text`` -> the units its
     column's header names (``| service | timeout (s) |``: red team 119, F14). Each row is read
     once, for the rule above it: linear in the text."""
-    out: dict[bytes, set[bytes]] = {}
+    out: dict[bytes, set[bytes]] = _noted_units(text) if b" in " in text else {}
     n = len(text)
     for rule in _TABLE_RULE.finditer(text):
         if rule.start() < 2:
