@@ -5615,6 +5615,7 @@ class _Check:
                 fps[line] = ((int(table.fp_key[0, 0]), int(table.fp_key[0, 1])),
                              (int(table.fp_fact[0, 0]), int(table.fp_fact[0, 1])))
         holders: dict[tuple[int, int], list[str]] | None = None  # (key, value) -> the sources holding it
+        measured: dict[tuple[str, tuple[int, int]], list[bytes]] = {}  # (source, key) -> its values
         place = {h: k for k, h in enumerate(handles)}
         for bound, found in scopes:
             own = sorted({h for r in bound for h in reads_of.get(r, ())}, key=place.__getitem__)
@@ -5636,7 +5637,7 @@ class _Check:
                             holders.setdefault(fact, []).append(h)
                 elsewhere = [h for h in holders.get(ff, ()) if resource_of.get(h) not in bound]
                 if not elsewhere and not (elsewhere := self._rounded_value_elsewhere(
-                        block, pair, own, [h for h in handles if resource_of.get(h) not in bound], fk, kv)):
+                        block, pair, own, [h for h in handles if resource_of.get(h) not in bound], fk, kv, measured)):
                     continue  # (a value no source holds for the key: I1's)
                 if _named_source_writes(gate, [h for h in handles if h not in own], bound, resource_of.values(), pair):
                     continue  # (a value another source writes for the file: a diff of it, a grep)
@@ -5654,27 +5655,30 @@ class _Check:
 
     @staticmethod
     def _rounded_value_elsewhere(block: Block, pair: tuple[bytes, bytes], own: list[str], others: list[str],
-                                 key_fp: tuple[int, int], kv: Callable[[str], tuple[set, set, list[FactTable]]]) -> list[str]:
+                                 key_fp: tuple[int, int], kv: Callable[[str], tuple[set, set, list[FactTable]]],
+                                 values_of: dict[tuple[str, tuple[int, int]], list[bytes]]) -> list[str]:
         """The sources of ``others`` whose value for the key (fingerprint ``key_fp``) a figure
         stated for a file rounds or converts, where none of the file's reads ``own`` holds one
         it rounds: "config/a.yaml: timeout 0.75 min" of a.yaml's ``timeout: 30s`` and b.yaml's
         ``timeout: 45s`` (red team 140, F05: a rounded figure is grounded by any source's figure,
         :func:`_ground_rounded`, so the swap was accepted). The figure's unit is glued to it or
         written after it in the block (any unit the block writes after that figure); rounded as :func:`_ground_rounded`
-        rounds. Asked only before a refusal, of a value no source holds as written."""
+        rounds. Asked only before a refusal, of a value no source holds as written; each
+        source's values of a key read once a check (``values_of``)."""
         said = _stated_measures(block.text, pair[1])
         if not said:
             return []
 
         def rounded(h: str) -> bool:
-            for table in kv(h)[2]:
-                rows = np.flatnonzero((table.kind == _KIND_KV) & (table.fp_key[:, 0] == key_fp[0])
-                                      & (table.fp_key[:, 1] == key_fp[1]))
-                for r in rows[:_ROUNDED_VALUES_LOOKED_AT].tolist():
-                    held = table.data[table.value_start[r]:table.value_end[r]]
-                    if any(_rounds_to(one, held) for one in said):
-                        return True
-            return False
+            values = values_of.get((h, key_fp))
+            if values is None:
+                # (a source's values of the key read once a check: a block's pairs of one key ask
+                # them in turn)
+                values = values_of[(h, key_fp)] = [
+                    table.data[table.value_start[r]:table.value_end[r]] for table in kv(h)[2]
+                    for r in np.flatnonzero((table.kind == _KIND_KV) & (table.fp_key[:, 0] == key_fp[0])
+                                            & (table.fp_key[:, 1] == key_fp[1]))[:_ROUNDED_VALUES_LOOKED_AT].tolist()]
+            return any(_rounds_to(one, held) for held in values for one in said)
 
         if any(map(rounded, own)):
             return []
@@ -23158,7 +23162,8 @@ def _noted_units(text: bytes) -> dict[bytes, set[bytes]]:
             rows.append(line)
             end = start - 1
         rows.reverse()
-        rule = next((k for k, row in enumerate(rows) if _TABLE_RULE.fullmatch(row) is not None), None)
+        # (the table right above: its rule the last one walked over)
+        rule = next((k for k in range(len(rows) - 1, 0, -1) if _TABLE_RULE.fullmatch(rows[k]) is not None), None)
         if not rule:
             continue
         columns = []
@@ -23197,7 +23202,9 @@ def _header_units(text: bytes) -> dict[bytes, set[bytes]]:
             end = text.find(b"\n", at)
             end = n if end < 0 else end
             row = text[at:end]
-            if b"|" not in row:
+            if b"|" not in row or end < n and _TABLE_RULE.match(text, end + 1) is not None:
+                # (a row over a rule heads the next table: read on, each table's rows were read
+                # again for every table above it, 100 KB of tables 11 s)
                 break
             for unit, cell in zip(units, _cells(row)):
                 if unit is not None and (figure := _CELL_FIGURE.fullmatch(cell)) is not None:
@@ -25242,11 +25249,13 @@ def _name_at(data: bytes, at: int, spelled: list[bytes], names: Mapping[bytes, t
     return None
 
 
-# a key, then its value and "in"/"for" before a file's name ("Retries: 5 in config/a.yaml"); the
-# next value of the list and its "in"/"for" (", 3 in config/b.yaml", " and 3 in ...")
+# a key, then its value (a unit's word after it kept out) and "in"/"for" before a file's name
+# ("Retries: 5 in config/a.yaml"); the next value of the list and its "in"/"for" (", 3 in
+# config/b.yaml", " and 3 in ...")
 _KEY_THEN_VALUE_IN = re.compile(rb"(?<![\w.-])([A-Za-z_][\w-]*)[*_`]*(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|are|was)[ \t]+)[`'\"]?"
-                                rb"([^\s,;|)`'\"\]]+?)[`'\"]?[ \t]+(?:in|for)[ \t]+[`*]?")
-_NEXT_VALUE_IN = re.compile(rb"[`*]?(?:[ \t]*[,;])?[ \t]+(?:and[ \t]+)?[`'\"]?([^\s,;|)`'\"\]]+?)[`'\"]?[ \t]+(?:in|for)[ \t]+[`*]?")
+                                rb"([^\s,;|)`'\"\]]+?)[`'\"]?(?:[ \t]+[A-Za-z%]{1,8})?[ \t]+(?:in|for)[ \t]+[`*]?")
+_NEXT_VALUE_IN = re.compile(rb"[`*]?(?:[ \t]*[,;])?[ \t]+(?:and[ \t]+)?[`'\"]?([^\s,;|)`'\"\]]+?)[`'\"]?(?:[ \t]+[A-Za-z%]{1,8})?"
+                            rb"[ \t]+(?:in|for)[ \t]+[`*]?")
 
 
 def _keys_written(text: bytes) -> dict[bytes, bytes]:
