@@ -5603,6 +5603,8 @@ class _Check:
                 resources.update(map(logged.__getitem__, left))
             names = _names_of_resources(frozenset(resources))
             scopes = _file_scopes(data, names)
+            if b" in " in data or b" for " in data:
+                scopes += _key_first_scopes(data, names)
             if not scopes:
                 continue
             handles = list(dict.fromkeys(own + self.cited(j)))
@@ -5620,6 +5622,7 @@ class _Check:
                 reads_of.setdefault(r, []).append(h)
             texts = {}
             looks = _QUICK_LOOKS  # (each a search of a read's text: past them, the fingerprints)
+            keys_written: dict[str, dict[bytes, bytes]] = {}
             for bound, found in scopes:
                 kept = []
                 for pair in found:
@@ -5633,6 +5636,13 @@ class _Check:
                                 x = gate.source_facts(h)
                                 text = texts[h] = b"" if x is None else x.table.data
                             if key in text or lowered in text:
+                                break
+                            written = keys_written.get(h)
+                            if written is None:
+                                written = keys_written[h] = _keys_written(text)
+                            spelled = _counted_key_as_written(written, key)
+                            if spelled is not None:
+                                key = spelled
                                 break
                         else:
                             continue
@@ -5687,6 +5697,7 @@ class _Check:
                 fps[line] = ((int(table.fp_key[0, 0]), int(table.fp_key[0, 1])),
                              (int(table.fp_fact[0, 0]), int(table.fp_fact[0, 1])))
         holders: dict[tuple[int, int], list[str]] | None = None  # (key, value) -> the sources holding it
+        measured: dict[tuple[str, tuple[int, int]], list[bytes]] = {}  # (source, key) -> its values
         place = {h: k for k, h in enumerate(handles)}
         for bound, found in scopes:
             own = sorted({h for r in bound for h in reads_of.get(r, ())}, key=place.__getitem__)
@@ -5707,7 +5718,8 @@ class _Check:
                         for fact in kv(h)[1]:
                             holders.setdefault(fact, []).append(h)
                 elsewhere = [h for h in holders.get(ff, ()) if resource_of.get(h) not in bound]
-                if not elsewhere:
+                if not elsewhere and not (elsewhere := self._rounded_value_elsewhere(
+                        block, pair, own, [h for h in handles if resource_of.get(h) not in bound], fk, kv, measured)):
                     continue  # (a value no source holds for the key: I1's)
                 if _named_source_writes(gate, [h for h in handles if h not in own], bound, resource_of.values(), pair):
                     continue  # (a value another source writes for the file: a diff of it, a grep)
@@ -5722,6 +5734,37 @@ class _Check:
                              evidence={"resource": files, "file_values": holds, "reads": own,
                                        "value_from": elsewhere, "change": "value_of_another_file"})
                 reported.add((block.id, key, value))
+
+    @staticmethod
+    def _rounded_value_elsewhere(block: Block, pair: tuple[bytes, bytes], own: list[str], others: list[str],
+                                 key_fp: tuple[int, int], kv: Callable[[str], tuple[set, set, list[FactTable]]],
+                                 values_of: dict[tuple[str, tuple[int, int]], list[bytes]]) -> list[str]:
+        """The sources of ``others`` whose value for the key (fingerprint ``key_fp``) a figure
+        stated for a file rounds or converts, where none of the file's reads ``own`` holds one
+        it rounds: "config/a.yaml: timeout 0.75 min" of a.yaml's ``timeout: 30s`` and b.yaml's
+        ``timeout: 45s`` (red team 140, F05: a rounded figure is grounded by any source's figure,
+        :func:`_ground_rounded`, so the swap was accepted). The figure's unit is glued to it or
+        written after it in the block (any unit the block writes after that figure); rounded as :func:`_ground_rounded`
+        rounds. Asked only before a refusal, of a value no source holds as written; each
+        source's values of a key read once a check (``values_of``)."""
+        said = _stated_measures(block.text, pair[1])
+        if not said:
+            return []
+
+        def rounded(h: str) -> bool:
+            values = values_of.get((h, key_fp))
+            if values is None:
+                # (a source's values of the key read once a check: a block's pairs of one key ask
+                # them in turn)
+                values = values_of[(h, key_fp)] = [
+                    table.data[table.value_start[r]:table.value_end[r]] for table in kv(h)[2]
+                    for r in np.flatnonzero((table.kind == _KIND_KV) & (table.fp_key[:, 0] == key_fp[0])
+                                            & (table.fp_key[:, 1] == key_fp[1]))[:_ROUNDED_VALUES_LOOKED_AT].tolist()]
+            return any(_rounds_to(one, held) for held in values for one in said)
+
+        if any(map(rounded, own)):
+            return []
+        return [h for h in others if rounded(h)]
 
     def _check_pins_in_context(self) -> None:
         """A derived block's pin (``lodash@4.17.20``, ``requests==2.31.0``) whose name one of its
@@ -23254,14 +23297,86 @@ def _header_cell_unit(cell: bytes) -> bytes | None:
         return None if unit == b"deg" else unit
     keyed = cell + b":"
     found = _KEY_UNIT_BEFORE.search(keyed)
-    return None if found is None else _key_unit_of(keyed, found)
+    unit = None if found is None else _key_unit_of(keyed, found)
+    return unit if unit is not None or b"," not in cell and b"/" not in cell and b"*" not in cell and (
+        b"`" not in cell) else _header_unit_unbracketed(cell)
+
+
+def _header_unit_unbracketed(cell: bytes) -> bytes | None:
+    """The unit a table header's cell names without brackets, or with emphasis inside them:
+    ``runtime, h``, ``runtime / h``, ``runtime (**h**)`` (red team 139, F09: a summary's column
+    of hours over a source's minutes was accepted, ``runtime (h)`` refused). A period after
+    ``/`` is a duration's unit only after a duration's key (``requests / s`` is a rate)."""
+    plain = cell.replace(b"*", b"").replace(b"`", b"")
+    if plain != cell and (unit := _header_cell_unit(plain)) is not None:
+        return unit
+    found = _HEADER_UNIT_AFTER_MARK.fullmatch(plain)
+    if found is None:
+        return None
+    unit = _UNITS.get(_unit_spelling(found.group(3)))
+    if unit is None or unit == b"deg":
+        return None
+    if found.group(2) != b"," and unit in _PERIODS and found.group(1).lower() not in _DURATION_KEYS:
+        return None
+    return unit
+
+
+# a header cell's key, then a comma or a slash and a unit ("runtime, h", "runtime / h")
+_HEADER_UNIT_AFTER_MARK = re.compile(rb"[ \t]*([A-Za-z_][\w-]*)[ \t]*(,|[ \t]/)[ \t]*((?:\xc2\xb5|\xce\xbc)?[A-Za-z%]{1,16})[ \t]*")
+
+
+def _noted_units(text: bytes) -> dict[bytes, set[bytes]]:
+    """Each figure alone in a cell of a markdown table that a note right under it gives a unit
+    ("(all times in hours)", "All durations are in minutes.") -> that unit, in each column whose
+    header names none: of "times"/"durations" a duration's column (its header a duration's key
+    or holding "time"), of "values"/"figures"/"numbers" any (red team 139, F09: a table of hours
+    noted so over a source's minutes was accepted). Each note walks back over the table right
+    above it only (a blank line between at most): linear in the text."""
+    out: dict[bytes, set[bytes]] = {}
+    for note in _TABLE_NOTE_UNIT.finditer(text):
+        unit = _UNITS.get(_unit_spelling(note.group(2)))
+        if unit is None or unit == b"deg":
+            continue
+        timed = note.group(1).lower() in (b"times", b"durations")
+        rows: list[bytes] = []
+        end = note.start() - 1
+        if end > 0 and text[end - 1:end] == b"\n":
+            end -= 1  # (one blank line between)
+        while end > 0:
+            start = text.rfind(b"\n", 0, end) + 1
+            line = text[start:end]
+            if b"|" not in line:
+                break
+            rows.append(line)
+            end = start - 1
+        rows.reverse()
+        # (the table right above: its rule the last one walked over)
+        rule = next((k for k in range(len(rows) - 1, 0, -1) if _TABLE_RULE.fullmatch(rows[k]) is not None), None)
+        if not rule:
+            continue
+        columns = []
+        for cell in _cells(rows[rule - 1]):
+            name = cell.strip(b" \t*_`").lower()
+            columns.append(_header_cell_unit(cell) is None and (not timed or name in _DURATION_KEYS or b"time" in name))
+        for row in rows[rule + 1:]:
+            for noted, cell in zip(columns, _cells(row)):
+                if noted and (figure := _CELL_FIGURE.fullmatch(cell)) is not None:
+                    out.setdefault(_figure_number(figure.group(1)), set()).add(unit)
+    return out
+
+
+# a note under a table naming its figures' unit ("(all times in hours)", "*All durations are in
+# minutes.*")
+_TABLE_NOTE_UNIT = re.compile(rb"^[ \t]*[(*_]*(?:[Nn]ote:?[ \t]+)?(?:[Aa]ll[ \t]+)?(?:the[ \t]+)?([Tt]imes|[Dd]urations|[Vv]alues"
+                              rb"|[Ff]igures|[Nn]umbers)[ \t]+(?:are[ \t]+)?(?:given[ \t]+)?in[ \t]+([A-Za-z%]{1,16})[ \t]*[)*_.]*[ \t]*\r?$",
+                              re.MULTILINE)
 
 
 def _header_units(text: bytes) -> dict[bytes, set[bytes]]:
     """Each figure that stands alone in a cell of a markdown table of ``text`` -> the units its
     column's header names (``| service | timeout (s) |``: red team 119, F14). Each row is read
     once, for the rule above it: linear in the text."""
-    out: dict[bytes, set[bytes]] = {}
+    out: dict[bytes, set[bytes]] = _noted_units(text) if b" in " in text else {}
     n = len(text)
     for rule in _TABLE_RULE.finditer(text):
         if rule.start() < 2:
@@ -23275,7 +23390,9 @@ def _header_units(text: bytes) -> dict[bytes, set[bytes]]:
             end = text.find(b"\n", at)
             end = n if end < 0 else end
             row = text[at:end]
-            if b"|" not in row:
+            if b"|" not in row or end < n and _TABLE_RULE.match(text, end + 1) is not None:
+                # (a row over a rule heads the next table: read on, each table's rows were read
+                # again for every table above it, 100 KB of tables 11 s)
                 break
             for unit, cell in zip(units, _cells(row)):
                 if unit is not None and (figure := _CELL_FIGURE.fullmatch(cell)) is not None:
@@ -25324,6 +25441,132 @@ def _scoped_pairs(data: bytes, start: int, end: int, counted: bool = True) -> li
             stated = set(out)
             out.extend(pair for pair in counts if pair not in stated)
     return out
+
+
+def _stated_measures(text: str, value: bytes) -> list[tuple[bytes, float, float]]:
+    """(the measure, the size in its smallest unit, the half of its last decimal in that unit) of
+    the figure ``value`` with a unit of :data:`_UNIT_SCALES` glued to it, or of each such unit
+    the block ``text`` writes after the figure (:func:`_figures_units`)."""
+    figure = _GLUED_FIGURE.fullmatch(value.lstrip(b"~"))
+    if figure is None or b"," in figure.group(1):
+        return []
+    if figure.group(2):
+        units = {_glued_unit(figure.group(2))}
+    else:
+        units = _figures_units(text).get(figure.group(1), ())
+    stated = float(figure.group(1))
+    if stated == 0:
+        return []
+    half = 0.5 / 10 ** len(figure.group(1).partition(b".")[2])
+    return [(_UNIT_SCALES[u][0], stated * _UNIT_SCALES[u][1], half * _UNIT_SCALES[u][1])
+            for u in units if u in _UNIT_SCALES]
+
+
+@functools.lru_cache(maxsize=4)  # (a block's pairs ask it in turn)
+def _figures_units(text: str) -> dict[bytes, set[bytes]]:
+    """Each figure of ``text`` -> the units (``_UNITS``' names) written right after it: one pass,
+    so that no pair searches the block for its figure."""
+    out: dict[bytes, set[bytes]] = {}
+    for m in _FIGURE_THEN_UNIT.finditer(text.encode("utf-8", "surrogatepass")):
+        unit = _glued_unit(m.group(2))
+        if unit is not None:
+            out.setdefault(m.group(1), set()).add(unit)
+    return out
+
+
+_FIGURE_THEN_UNIT = re.compile(rb"(?<![\w.])([0-9]+(?:\.[0-9]+)?)[ \t]*([A-Za-z%]{1,12})(?![\w])")
+
+
+def _rounds_to(said: tuple[bytes, float, float], held: bytes) -> bool:
+    """Does the figure ``held`` (a source's value, its unit glued or after a blank) round to the
+    measure ``said`` (of :func:`_stated_measures`), as :func:`_ground_rounded` rounds?"""
+    measure, size, half = said
+    figure = _GLUED_FIGURE.fullmatch(held.strip().replace(b" ", b""))
+    if figure is None or not figure.group(2) or b"," in figure.group(1):
+        return False
+    unit = _glued_unit(figure.group(2))
+    if unit not in _UNIT_SCALES or _UNIT_SCALES[unit][0] != measure:
+        return False
+    held_size = float(figure.group(1)) * _UNIT_SCALES[unit][1]
+    slack = 1e-9 * max(abs(size), abs(held_size))
+    return size - half - slack <= held_size <= size + half + slack and abs(held_size - size) * 10 <= held_size * (1 + 1e-9)
+
+
+_ROUNDED_VALUES_LOOKED_AT = 16  # (a key's values looked at in one source's table)
+
+
+def _key_first_scopes(data: bytes, names: Mapping[bytes, tuple[frozenset[str], bool]]) -> list[tuple[frozenset[str], list[tuple[bytes, bytes]]]]:
+    """The scopes of a key said once, then its value for each file after ``in``/``for`` and the
+    file's name: "Retries: 5 in config/a.yaml, 3 in config/b.yaml.", "retries is 5 in
+    config/a.yaml and 3 in config/b.yaml" (red team 139, F08: a swap written so was accepted;
+    :func:`_file_scopes` binds a value before a name only where the name ends the clause). A
+    list goes on while each value is followed by ``in``/``for`` and a name of ``names``; one
+    pass over ``data``."""
+    out: list[tuple[frozenset[str], list[tuple[bytes, bytes]]]] = []
+    spelled = sorted(names, key=len, reverse=True)
+    for m in _KEY_THEN_VALUE_IN.finditer(data):
+        key, value, at = m.group(1), m.group(2).rstrip(b".:"), m.end()
+        while value:
+            owners = _name_at(data, at, spelled, names)
+            if owners is None:
+                break
+            out.append((owners[0], [(key, value)]))
+            after = _NEXT_VALUE_IN.match(data, owners[1])
+            if after is None:
+                break
+            value, at = after.group(1).rstrip(b".:"), after.end()
+    return out
+
+
+def _name_at(data: bytes, at: int, spelled: list[bytes], names: Mapping[bytes, tuple[frozenset[str], bool]]) -> tuple[frozenset[str], int] | None:
+    """(the resources of the name of ``names`` written whole at ``at``, where it ends), or None."""
+    for name in spelled:
+        if data.startswith(name, at):
+            end = at + len(name)
+            if end < len(data) and data[end] in _NAME_GOES_ON and not (
+                    data[end] == 46 and (end + 1 == len(data) or data[end + 1] not in _NAME_GOES_ON)):
+                continue
+            return names[name][0], end
+    return None
+
+
+# a key, then its value (a unit's word after it kept out) and "in"/"for" before a file's name
+# ("Retries: 5 in config/a.yaml"); the next value of the list and its "in"/"for" (", 3 in
+# config/b.yaml", " and 3 in ...")
+_KEY_THEN_VALUE_IN = re.compile(rb"(?<![\w.-])([A-Za-z_][\w-]*)[*_`]*(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|are|was)[ \t]+)[`'\"]?"
+                                rb"([^\s,;|)`'\"\]]+?)[`'\"]?(?:[ \t]+[A-Za-z%]{1,8})?[ \t]+(?:in|for)[ \t]+[`*]?")
+_NEXT_VALUE_IN = re.compile(rb"[`*]?(?:[ \t]*[,;])?[ \t]+(?:and[ \t]+)?[`'\"]?([^\s,;|)`'\"\]]+?)[`'\"]?(?:[ \t]+[A-Za-z%]{1,8})?"
+                            rb"[ \t]+(?:in|for)[ \t]+[`*]?")
+
+
+def _keys_written(text: bytes) -> dict[bytes, bytes]:
+    """The keys ``text`` writes (a word before ``:`` or ``=``), in lower case -> as written (the
+    first place): read once a source, for :func:`_counted_key_as_written`."""
+    out: dict[bytes, bytes] = {}
+    for m in _KEY_WRITTEN.finditer(text):
+        out.setdefault(m.group(1).lower(), m.group(1))
+    return out
+
+
+_KEY_WRITTEN = re.compile(rb"(?<![\w.-])([A-Za-z_][\w-]*)[\"']?[ \t]*[:=]")
+
+
+def _counted_key_as_written(written: dict[bytes, bytes], key: bytes) -> bytes | None:
+    """The key a file writes (of :func:`_keys_written`) that the noun ``key`` a figure counts
+    names in another case or number: "5 retries" of ``Retries: 3`` or ``retry: 3`` (red team
+    140, F14: a swap between files written so was accepted). Asked only where the file's text
+    holds neither ``key`` nor its lower case."""
+    low = key.lower()
+    if low.endswith(b"ies"):
+        spellings = (low, low[:-3] + b"y")
+    elif low.endswith(b"s"):
+        spellings = (low, low[:-1])
+    else:
+        spellings = (low, low[:-1] + b"ies" if low.endswith(b"y") else low + b"s")
+    for spelled in spellings:
+        if len(spelled) > 2 and spelled in written:
+            return written[spelled]
+    return None
 
 
 class _Counted(tuple):
