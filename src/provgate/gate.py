@@ -12878,7 +12878,7 @@ _PATH_IN_CLAUSE = re.compile(rb"(?<![\w./\\~-])[\w./\\~-]*\w\.[A-Za-z][A-Za-z0-9
 # (which ends a ":" heading's list)
 _HEADING_LINE = re.compile(
     rb"^[ \t]*(?:(#{1,6}[ \t][^\n]*)|([^\n]*:)[ \t*`]*|((?:[-*+][ \t]+)?[*_`]*[\w./\\~-]*\w\.[A-Za-z][A-Za-z0-9]{0,7}"
-    rb"[*_`]*:?)[ \t]*|)\r?$", re.M)
+    rb"[*_`]*:?)[ \t]*|)\r?$", re.MULTILINE)
 _ANCHOR_REACH = 256
 
 
