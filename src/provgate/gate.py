@@ -5598,18 +5598,25 @@ class _Check:
                 handles = list(dict.fromkeys(block.provenance + self.cited(j)))
                 if places_at is None:
                     texts = [x for h in handles if (x := gate.source_facts(h)) is not None]
+                    # (file's last segment -> its paths -> their lines: a path is looked up among
+                    # the few of its name, where asking every named path was matches x files)
                     places_at = {}
                     for x in [*texts, *(d for x in texts if (d := gate.read_facts(x)) is not x)]:
                         for place in _path_lines(x)[1]:
                             if len(place) == 2:
-                                places_at.setdefault(place[0], []).append(place[1])
+                                places_at.setdefault(place[0].rsplit(b"/", 1)[-1], {}).setdefault(
+                                    place[0], set()).add(place[1])
                 line = m.group(1)
-                files = [named for named in places_at if any(_same_file(path, named) for path in paths)]
-                if not files or any(line in places_at[named] for named in files):
+                files = [named for path in paths
+                         for named in list(places_at.get(path.rsplit(b"/", 1)[-1], ()))[:_PLACES_ASKED]
+                         if _same_file(path, named)]
+                lines_of = {named: lines for path in paths
+                            for named, lines in places_at.get(path.rsplit(b"/", 1)[-1], {}).items()}
+                if not files or any(line in lines_of[named] for named in files):
                     continue
                 self.violate("I1", f"block {block.id!r} writes {value!r} of {paths[0].decode()!r}, a line its "
                              f"sources name no place of that file at (they name {files[0].decode()!r} at "
-                             f"{', '.join(sorted(set(l.decode() for f in files for l in places_at[f]))[:8])}): "
+                             f"{', '.join(sorted(set(l.decode() for f in files for l in lines_of[f]))[:8])}): "
                              f"another file's line, or none",
                              block=block.id, key="number", value=value,
                              evidence={"path": paths[0].decode(), "sources": handles})
@@ -12911,7 +12918,9 @@ def _anchor_paths_elsewhere(data: bytes, end: int, line_start: int,
     those of the line heading its lines (:func:`_path_headings`: "src/b.py:\n- F401 at L12"),
     else none (any place's line)."""
     stop = _ANCHOR_CLAUSE_END.search(data, end, end + _ANCHOR_REACH)
-    after = _PATH_IN_CLAUSE.search(data, end, end + _ANCHOR_REACH if stop is None else stop.start())
+    until = end + _ANCHOR_REACH if stop is None else stop.start()
+    # (a path has a dot: a clause with none asks no pattern)
+    after = _PATH_IN_CLAUSE.search(data, end, until) if data.find(b".", end, until) >= 0 else None
     if after is not None:
         return [after.group()]
     if line_start == 0:
@@ -12938,15 +12947,17 @@ def _line_word_paths(data: bytes, start: int, end: int,
     clause or the paths of the line heading its lines (:func:`_anchor_paths_elsewhere`)."""
     line_start = data.rfind(b"\n", max(0, start - _ANCHOR_REACH), start) + 1
     reach = line_start or max(0, start - _ANCHOR_REACH)
-    clause_start = reach
-    for stop in _ANCHOR_CLAUSE_END.finditer(data, reach, start):
-        clause_start = stop.end()
-    named = _PATH_ON_LINE.findall(data, clause_start, start) or _PATH_IN_CLAUSE.findall(data, clause_start, start)
-    if named:
-        return named[-1:]
-    comma = _PATH_BEFORE_COMMA.search(data, max(reach, clause_start - 64), start)
-    if comma is not None:
-        return [comma.group(1)]
+    if data.find(b".", reach, start) >= 0:
+        # (a path has a dot: a line with none before it asks no pattern)
+        clause_start = reach
+        for stop in _ANCHOR_CLAUSE_END.finditer(data, reach, start):
+            clause_start = stop.end()
+        named = _PATH_ON_LINE.findall(data, clause_start, start) or _PATH_IN_CLAUSE.findall(data, clause_start, start)
+        if named:
+            return named[-1:]
+        comma = _PATH_BEFORE_COMMA.search(data, max(reach, clause_start - 64), start)
+        if comma is not None:
+            return [comma.group(1)]
     return _anchor_paths_elsewhere(data, end, line_start, headings, 0)
 
 
