@@ -159,3 +159,56 @@ def test_a_urls_path_and_curls_method_are_grounded(source, honest):
 ])
 def test_another_path_or_method_is_refused(source, lie, value):
     find(_summarize(source, lie), "I1", value=value)
+
+
+# -- a line anchor or "line N" bound to the path after it, heading it, or before it in its clause
+# (red team 141, F03 and F14: another file's line was accepted in these forms)
+
+FLAKE8 = (
+    "$ flake8 src\nsrc/a.py:12:1: E501 line too long (88 > 79 characters)\n"
+    "src/b.py:40:1: F401 'os' imported but unused\n[exit code: 1]\n"
+)
+TRACE = (
+    "Traceback (most recent call last):\n"
+    '  File "/app/src/main.py", line 27, in <module>\n    main()\n'
+    '  File "/app/src/main.py", line 19, in main\n    cfg = load_config(os.environ["APP_CONFIG"])\n'
+    '  File "/app/src/config.py", line 8, in load_config\n    with open(path) as f:\n'
+    "FileNotFoundError: [Errno 2] No such file or directory: '/etc/app/config.yaml'\n"
+)
+
+
+@pytest.mark.parametrize(("source", "honest"), [
+    pytest.param(FLAKE8, "Unused import at L40 in src/b.py.\n", id="L40, path after"),
+    pytest.param(FLAKE8, "L40 (src/b.py): F401 unused import.\n", id="L40, path after in brackets"),
+    pytest.param(FLAKE8, "src/b.py:\n- F401 at L40 (unused import os)\n", id="L40 under a path: line"),
+    pytest.param(FLAKE8, "## src/b.py\n- L40: F401 'os' imported but unused\n", id="L40 under a heading"),
+    pytest.param(FLAKE8, "src/b.py:\n- F401 at L40\n\nAlso L12 is too long.\n", id="a blank line ends a list's path"),
+    pytest.param(FLAKE8, "In src/b.py the unused import is on line 40.\n", id="line 40, path before"),
+    pytest.param(TRACE, "FileNotFoundError in src/config.py line 8, called from main at line 19.\n",
+                 id="path line N, then another frame's line"),
+    pytest.param(TRACE, "load_config failed at line 8 of src/config.py.\n", id="line N of path"),
+    pytest.param(TRACE, "load_config failed at src/config.py, line 8.\n", id="path, line N"),
+    pytest.param(TRACE, "The open in config.py line 8 failed.\n", id="base name line N"),
+    pytest.param(PYTEST, "test_retry_backoff fails at line 42 of tests/test_retry.py.\n", id="pytest's line N of path"),
+    pytest.param(PYTEST, "The assert on line 42 in test_retry.py fails.\n", id="pytest's line N in base name"),
+])
+def test_a_line_bound_to_its_file_is_grounded(source, honest):
+    assert_accepted(_summarize(source, honest))
+
+
+@pytest.mark.parametrize(("source", "lie", "value"), [
+    pytest.param(FLAKE8, "Unused import at L12 in src/b.py.\n", "L12", id="L12, path after"),
+    pytest.param(FLAKE8, "L12 (src/b.py): F401 unused import.\n", "L12", id="L12, path after in brackets"),
+    pytest.param(FLAKE8, "src/b.py:\n- F401 at L12 (unused import os)\n", "L12", id="L12 under a path: line"),
+    pytest.param(FLAKE8, "## src/b.py\n- L12: F401 'os' imported but unused\n", "L12", id="L12 under a heading"),
+    pytest.param(FLAKE8, "In src/b.py the unused import is on line 12.\n", "line 12", id="line 12, path before"),
+    pytest.param(TRACE, "FileNotFoundError in src/config.py line 19, called from main at line 8.\n", "line 19",
+                 id="path line N of another frame"),
+    pytest.param(TRACE, "load_config failed at src/config.py line 27.\n", "line 27", id="path line N, first frame's"),
+    pytest.param(TRACE, "load_config failed at line 19 of src/config.py.\n", "line 19", id="line N of path"),
+    pytest.param(TRACE, "load_config failed at src/config.py, line 19.\n", "line 19", id="path, line N"),
+    pytest.param(TWO_FILES, "The missing return is on line 42 of src/a.py.\n", "line 42",
+                 id="another file's line of path"),
+])
+def test_a_line_of_another_file_is_refused(source, lie, value):
+    find(_summarize(source, lie), "I1", value=value)

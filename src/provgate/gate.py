@@ -3855,6 +3855,7 @@ class _Check:
             self._timed("I1", self._check_values_per_file)
             if not lossless:
                 self._timed("I1", self._check_counted_keys)
+            self._timed("I1", self._check_line_numbers_bound)
             self._timed("I1" if not lossless else "I2", self._check_requirements_with_extras)
             self._timed("I2", self._check_purity if lossless else self._check_reachability)
             if lossless:
@@ -5660,6 +5661,58 @@ class _Check:
                 found[:] = kept
             if any(found for _, found in scopes):
                 self._check_scoped_values(block, handles, bound_of, reads_of, scopes, reported)
+
+    def _check_line_numbers_bound(self) -> None:
+        """A derived block's ``line N`` bound to a path (``src/config.py line 19``, ``src/b.py,
+        line 12``, ``line 19 of src/config.py``, ``In src/b.py ... on line 12``, under a heading
+        naming it: :func:`_line_word_paths`) is a place its sources name, as ``src/config.py:19``
+        is: the number is grounded wherever it stands, so a traceback's frame lines given to
+        another frame's file were accepted (red team 141, F14; F03). Refused only when the
+        sources name places of that file and none at that line (a file read without line
+        numbers binds nothing). Read only for a derived block writing ``line`` before a figure."""
+        derived, datas, joined, _ = self._derived_joined()
+        if not derived or b"ine " not in joined or _LINE_WORD.search(joined) is None:
+            return
+        gate = self.gate
+        post_blocks = self.post.blocks
+        reported = {(v.block, v.value) for v in self.violations if v.invariant == "I1"}
+        for j, data in zip(derived, datas):
+            headings: dict[int, tuple[list[int], list[list[bytes]]]] = {}
+            places_at: dict[bytes, list[bytes]] | None = None
+            block = post_blocks[j]
+            for m in _LINE_WORD.finditer(data):
+                paths = _line_word_paths(data, m.start(), m.end(), headings)
+                if not paths:
+                    continue
+                value = m.group().decode()
+                if (block.id, value) in reported:
+                    continue
+                handles = list(dict.fromkeys(block.provenance + self.cited(j)))
+                if places_at is None:
+                    texts = [x for h in handles if (x := gate.source_facts(h)) is not None]
+                    # (file's last segment -> its paths -> their lines: a path is looked up among
+                    # the few of its name, where asking every named path was matches x files)
+                    places_at = {}
+                    for x in [*texts, *(d for x in texts if (d := gate.read_facts(x)) is not x)]:
+                        for place in _path_lines(x)[1]:
+                            if len(place) == 2:
+                                places_at.setdefault(place[0].rsplit(b"/", 1)[-1], {}).setdefault(
+                                    place[0], set()).add(place[1])
+                line = m.group(1)
+                files = [named for path in paths
+                         for named in list(places_at.get(path.rsplit(b"/", 1)[-1], ()))[:_PLACES_ASKED]
+                         if _same_file(path, named)]
+                lines_of = {named: lines for path in paths
+                            for named, lines in places_at.get(path.rsplit(b"/", 1)[-1], {}).items()}
+                if not files or any(line in lines_of[named] for named in files):
+                    continue
+                self.violate("I1", f"block {block.id!r} writes {value!r} of {paths[0].decode()!r}, a line its "
+                             f"sources name no place of that file at (they name {files[0].decode()!r} at "
+                             f"{', '.join(sorted(set(l.decode() for f in files for l in lines_of[f]))[:8])}): "
+                             f"another file's line, or none",
+                             block=block.id, key="number", value=value,
+                             evidence={"path": paths[0].decode(), "sources": handles})
+                reported.add((block.id, value))
 
     def _check_scoped_values(self, block: Block, handles: list[str], resource_of: dict[str, str],
                              reads_of: dict[str, list[str]], scopes: list[tuple[frozenset[str], list[tuple[bytes, bytes]]]],
@@ -12909,6 +12962,7 @@ def _ground_in_path_lines(tables: list[FactTable], sources: list[list[_Facts]], 
     # each row up in every source was rows x sources: red team 99, F08)
     unions: dict[int, tuple[set[bytes], set[tuple[bytes, ...]]]] = {}
     paths_at: dict[int, dict[bytes, list[bytes]]] = {}  # (a block's places: line -> the paths named with it)
+    headings: dict[int, tuple[list[int], list[list[bytes]]]] = {}  # (a block's headings: _path_headings)
     for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
         table = tables[t]
         kind = table.kind[r]
@@ -12937,8 +12991,11 @@ def _ground_in_path_lines(tables: list[FactTable], sources: list[list[_Facts]], 
             start = int(table.start[r])
             line_start = table.data.rfind(b"\n", max(0, start - 256), start) + 1
             named = _PATH_ON_LINE.findall(table.data, line_start or max(0, start - 256), start)
-            path = named[-1] if named else None
-            if all(line in at and (path is None or any(_same_file(path, p) for p in at[line][:_PLACES_ASKED]))
+            # (none before it on its line: the path after it in its clause, else the one heading its
+            # lines, "Unused import at L12 in src/b.py", "## src/b.py\n- L12: F401": red team 141, F03)
+            paths = named[-1:] or _anchor_paths_elsewhere(table.data, int(table.end[r]), line_start, headings, t)
+            if all(line in at and (not paths or any(_same_file(path, p) for path in paths
+                                                    for p in at[line][:_PLACES_ASKED]))
                    for line in anchor.groups() if line):
                 keep[n] = False
             continue
@@ -12946,6 +13003,92 @@ def _ground_in_path_lines(tables: list[FactTable], sources: list[list[_Facts]], 
         if (value in pieces) if joined is None else (tuple(piece for piece in joined.groups() if piece) in places):
             keep[n] = False
     return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+# what ends a clause a line anchor's path is looked for in: a comma, a semicolon, a line break,
+# a sentence's full stop (not a path's dot)
+_ANCHOR_CLAUSE_END = re.compile(rb"[,;\n]|\.(?!\w)")
+# a path in a clause after a line anchor, a sentence's full stop after it ("at L12 in src/b.py.")
+_PATH_IN_CLAUSE = re.compile(rb"(?<![\w./\\~-])[\w./\\~-]*\w\.[A-Za-z][A-Za-z0-9]{0,7}(?!\w|\.\w)")
+# a line heading the lines under it: a markdown heading, a line ending in ":" ("src/b.py:",
+# "- src/b.py:"), a list item or bold line naming a path alone ("- `src/b.py`"), or a blank line
+# (which ends a ":" heading's list)
+_HEADING_LINE = re.compile(
+    rb"^[ \t]*(?:(#{1,6}[ \t][^\n]*)|([^\n]*:)[ \t*`]*|((?:[-*+][ \t]+)?[*_`]*[\w./\\~-]*\w\.[A-Za-z][A-Za-z0-9]{0,7}"
+    rb"[*_`]*:?)[ \t]*|)\r?$", re.MULTILINE)
+_ANCHOR_REACH = 256
+
+
+def _path_headings(data: bytes) -> tuple[list[int], list[list[bytes]]]:
+    """Where each line heading the lines below it starts in ``data``, and the paths it binds
+    them to: a markdown heading's until the next heading, a ":" line's or a path item's until
+    a blank line or the next heading (an empty list: no path heads them). One pass of the text,
+    made once a block and only for an anchor with no path on its line or in its clause."""
+    starts: list[int] = []
+    bound: list[list[bytes]] = []
+    section: list[bytes] = []
+    for m in _HEADING_LINE.finditer(data):
+        markdown, colon, item = m.groups()
+        if markdown is not None:
+            section = _PATH_ON_LINE.findall(markdown)
+            heading = section
+        elif colon is not None or item is not None:
+            heading = _PATH_IN_CLAUSE.findall(colon if colon is not None else item) or section
+        else:
+            heading = section
+        starts.append(m.start())
+        bound.append(heading)
+    return starts, bound
+
+
+def _anchor_paths_elsewhere(data: bytes, end: int, line_start: int,
+                            headings: dict[int, tuple[list[int], list[list[bytes]]]], key: int) -> list[bytes]:
+    """The paths a line anchor ending at ``end`` whose line names no path before it is of: the
+    first path after it in its clause ("at L12 in src/b.py", "line 19 of src/config.py"), else
+    those of the line heading its lines (:func:`_path_headings`: "src/b.py:\n- F401 at L12"),
+    else none (any place's line)."""
+    stop = _ANCHOR_CLAUSE_END.search(data, end, end + _ANCHOR_REACH)
+    until = end + _ANCHOR_REACH if stop is None else stop.start()
+    # (a path has a dot: a clause with none asks no pattern)
+    after = _PATH_IN_CLAUSE.search(data, end, until) if data.find(b".", end, until) >= 0 else None
+    if after is not None:
+        return [after.group()]
+    if line_start == 0:
+        return []
+    found = headings.get(key)
+    if found is None:
+        found = headings[key] = _path_headings(data)
+    k = bisect_right(found[0], line_start - 1) - 1
+    return found[1][k] if k >= 0 else []
+
+
+# "line N" in prose: a traceback's "src/config.py line 19", "line 19 of src/config.py"
+_LINE_WORD = re.compile(rb"(?<![\w-])[Ll]ine (\d+)(?!\d|[.,:]\d)")
+# a path a comma parts from the "line N" after it, "src/config.py, line 19"
+_PATH_BEFORE_COMMA = re.compile(rb"(?<![\w./\\~-])([\w./\\~-]*\w\.[A-Za-z][A-Za-z0-9]{0,7})[\"'`]?,[ \t]*$")
+
+
+def _line_word_paths(data: bytes, start: int, end: int,
+                     headings: dict[int, tuple[list[int], list[list[bytes]]]]) -> list[bytes]:
+    """The paths the ``line N`` at ``start..end`` of ``data`` is a line of: the last path
+    before it in its clause ("In src/b.py the import is on line 12"; a clause, not a line, as
+    "in src/config.py line 8, called from main at line 19" gives main's frame its own line),
+    one a comma parts from it ("src/config.py, line 19"), else the first after it in its
+    clause or the paths of the line heading its lines (:func:`_anchor_paths_elsewhere`)."""
+    line_start = data.rfind(b"\n", max(0, start - _ANCHOR_REACH), start) + 1
+    reach = line_start or max(0, start - _ANCHOR_REACH)
+    if data.find(b".", reach, start) >= 0:
+        # (a path has a dot: a line with none before it asks no pattern)
+        clause_start = reach
+        for stop in _ANCHOR_CLAUSE_END.finditer(data, reach, start):
+            clause_start = stop.end()
+        named = _PATH_ON_LINE.findall(data, clause_start, start) or _PATH_IN_CLAUSE.findall(data, clause_start, start)
+        if named:
+            return named[-1:]
+        comma = _PATH_BEFORE_COMMA.search(data, max(reach, clause_start - 64), start)
+        if comma is not None:
+            return [comma.group(1)]
+    return _anchor_paths_elsewhere(data, end, line_start, headings, 0)
 
 
 def _ground_review_words(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
