@@ -108,8 +108,8 @@ PARTIAL_PAIRS = [
     ({"ci": JEST_CI}, "The suite src/utils/format.test.ts passed; src/api/client.test.ts failed.",
      "The suite src/api/client.test.ts passed; src/utils/format.test.ts failed.",
      "The suite src/api/client.test.ts passed"),
-    ({"ci": JEST_CI}, "npm test exited with code 1: src/api/client.test.ts fails (retries on 503: expected 3, "
-     "received 1); 23 tests passed.", "CI passed.", "CI passed"),
+    ({"ci": JEST_CI}, ("npm test exited with code 1: src/api/client.test.ts fails (retries on 503: expected 3, "
+                       "received 1); 23 tests passed."), "CI passed.", "CI passed"),
     ({"ci": JEST_CI}, "format.test.ts passed; client.test.ts failed.", "client.test.ts passed.", "client.test.ts passed"),
     ({"ci": JEST_CI}, "23 tests passed; 1 failed.", "All 23 tests passed.", "All 23 tests passed"),
 ]

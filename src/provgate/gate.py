@@ -5012,7 +5012,7 @@ class _Check:
         A total is told without an outcome ("117 of 120 tests passed", "120 tests ran"); a
         source writing no count of a run leaves the figure to the number rules; zero is a claim of
         none (pytest writes no ``0 failed``), read by :meth:`_check_outcome_claims`."""
-        derived, datas, joined, ends = self._derived_joined()
+        derived, datas, joined, _ = self._derived_joined()
         if not derived or not any(marks_held(joined.lower(), _TOLD_OUTCOME_STEMS)):
             return
         post_blocks = self.post.blocks
@@ -5029,15 +5029,15 @@ class _Check:
             if not written:
                 continue  # (no source counts a run)
             reported: set[str] = set()
-            for word, count, start, end in told:
-                if (word, count) in written:
+            for word, figure, start, end in told:
+                if (word, figure) in written:
                     continue
                 said = data[start:end].decode("utf-8", "replace")
                 if said in reported:
                     continue
                 reported.add(said)
                 counts = ", ".join(f"{n} {w}" for w, n in sorted(written, key=lambda m: (m[0], int(m[1]))))
-                self.violate("I1", f"block {block.id!r} tells {said!r}, but no source writes {count} {word}: "
+                self.violate("I1", f"block {block.id!r} tells {said!r}, but no source writes {figure} {word}: "
                              f"the counts they write of the run are {counts}",
                              block=block.id, key="outcome", value=said,
                              evidence={"span": [start, end], "claim": word, "change": "outcome_count"})
