@@ -5038,12 +5038,26 @@ class _Check:
         for k, told in told_of.items():
             j, data = derived[k], datas[k]
             block = post_blocks[j]
-            datas_of = [facts.table.data for h in dict.fromkeys(block.provenance + self.cited(j))
-                        if (facts := source_facts(h)) is not None]
-            # (most told counts are written so: one literal-led search each, and only a count
-            # written so nowhere has every source's counts read)
-            if all(any(_writes_count(d, word, figure) for d in datas_of) for word, figure, _, _ in told):
+            # (most told counts are written so: one literal-led search each, the sources read one
+            # at a time, those the block cites first, until one writes it; only a count written so
+            # nowhere has every source's counts read)
+            handles = iter(dict.fromkeys(self.cited(j) + block.provenance))
+            datas_of: list[bytes] = []
+
+            def written_so(word: str, figure: str) -> bool:
+                for d in datas_of:
+                    if _writes_count(d, word, figure):
+                        return True
+                for h in handles:
+                    if (facts := source_facts(h)) is not None:
+                        datas_of.append(facts.table.data)
+                        if _writes_count(datas_of[-1], word, figure):
+                            return True
+                return False
+
+            if all(written_so(word, figure) for word, figure, _, _ in told):
                 continue
+            datas_of.extend(facts.table.data for h in handles if (facts := source_facts(h)) is not None)
             written: set[tuple[str, str]] = set()
             for d in datas_of:
                 written |= _run_counts(bytes(d))
