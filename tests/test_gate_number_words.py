@@ -203,8 +203,8 @@ def test_a_determiner_or_a_sourced_list_count_is_no_figure(source, text):
     # red team 141, F21: the tail of a longer list, or a later mention where the source counts more
     ("The council approved funding for a park as well as road repairs and a new library on Tuesday.\n",
      "Two projects are funded: road repairs and a new library.", "two"),
-    ("The council approved three projects: a park, road repairs and a new library. The mayor praised road "
-     "repairs and a new library.\n", "Two projects were approved: road repairs and a new library.", "two"),
+    (("The council approved three projects: a park, road repairs and a new library. The mayor praised road "
+      "repairs and a new library.\n"), "Two projects were approved: road repairs and a new library.", "two"),
     ("The council approved 3 projects. It funds road repairs and a new library.\n",
      "Two projects are funded: road repairs and a new library.", "two"),
 ])

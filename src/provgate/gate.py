@@ -5044,7 +5044,8 @@ class _Check:
             handles = iter(dict.fromkeys(self.cited(j) + block.provenance))
             datas_of: list[bytes] = []
 
-            def written_so(word: str, figure: str) -> bool:
+            def written_so(word: str, figure: str, datas_of: list[bytes] = datas_of,
+                           handles: Iterator[str] = handles) -> bool:
                 for d in datas_of:
                     if _writes_count(d, word, figure):
                         return True
@@ -5775,7 +5776,7 @@ class _Check:
                     continue
                 self.violate("I1", f"block {block.id!r} writes {value!r} of {paths[0].decode()!r}, a line its "
                              f"sources name no place of that file at (they name {files[0].decode()!r} at "
-                             f"{', '.join(sorted(set(l.decode() for f in files for l in lines_of[f]))[:8])}): "
+                             f"{', '.join(sorted({l.decode() for f in files for l in lines_of[f]})[:8])}): "
                              f"another file's line, or none",
                              block=block.id, key="number", value=value,
                              evidence={"path": paths[0].decode(), "sources": handles})
@@ -25098,9 +25099,7 @@ def _count_of_keys(data: bytes, lowered: bytes, at: int, end: int,
     held: list[frozenset[bytes]] = []
     for words, numbers in keys:
         stems = {w[:5] for w in words}
-        if not words and direct is not None:
-            found = direct
-        elif words and direct is not None and (after_word in stems or ahead_word in stems):
+        if direct is not None and (not words or after_word in stems or ahead_word in stems):
             found = direct
         elif words and split is not None and before_word[:5] in stems:
             found = split
