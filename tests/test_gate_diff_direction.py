@@ -308,3 +308,62 @@ def test_a_purpose_clause_after_the_new_value_is_no_change_arrow(text):
                                          ("Changed the port 5432 to the old 6432.", "5432")])
 def test_a_change_told_backwards_before_a_purpose_clause_is_refused(text, value):
     find(summarize(text, d=DIFF), "I1", block="s", key="diff", value=value)
+
+
+# -- a terraform plan's `~ attr = old -> new` is a change record too (red team 141, F15: the
+# change told reversed was accepted, the plan read in neither direction)
+
+PLAN = ("$ terraform plan\nTerraform will perform the following actions:\n\n"
+        "  # aws_instance.web will be updated in-place\n  ~ resource \"aws_instance\" \"web\" {\n"
+        "        id            = \"i-0abc123def4567890\"\n      ~ instance_type = \"t3.micro\" -> \"t3.small\"\n"
+        "        tags          = {\n            \"Name\" = \"web\"\n        }\n    }\n\n"
+        "  # aws_s3_bucket.logs will be created\n  + resource \"aws_s3_bucket\" \"logs\" {\n"
+        "      + bucket = \"acme-logs-prod\"\n    }\n\nPlan: 1 to add, 1 to change, 0 to destroy.\n")
+SCALE = ("$ terraform plan\n  # aws_ecs_service.api will be updated in-place\n  ~ resource \"aws_ecs_service\" \"api\" {\n"
+         "      ~ desired_count = 2 -> 4\n      ~ task_definition = \"api:17\" -> \"api:18\" # forces replacement\n"
+         "      ~ id = \"svc-1\" -> (known after apply)\n    }\n\nPlan: 0 to add, 1 to change, 0 to destroy.\n")
+
+# (lie, honest twin, the plan, the value refused)
+PLAN_PAIRS = {
+    "from_to_reversed": ("aws_instance.web changes instance_type from t3.small to t3.micro.",
+                         "aws_instance.web changes instance_type from t3.micro to t3.small.", PLAN, "t3.small"),
+    "downsized_reversed": ("The web instance is downsized from t3.small to t3.micro.",
+                           "The web instance is upsized from t3.micro to t3.small.", PLAN, "t3.small"),
+    "arrow_reversed": ("aws_instance.web: instance_type t3.small -> t3.micro.",
+                       "aws_instance.web: instance_type t3.micro -> t3.small.", PLAN, "t3.small"),
+    "is_now_reversed": ("instance_type t3.small is now t3.micro.", "instance_type t3.micro is now t3.small.", PLAN,
+                        "t3.small"),
+    "upsized_to_old": ("The web instance is upsized to t3.micro.", "The web instance is upsized to t3.small.", PLAN,
+                       "t3.micro"),
+    "count_reversed": ("desired_count goes from 4 to 2.", "desired_count goes from 2 to 4.", SCALE, "4"),
+    "forces_replacement_reversed": ("task_definition api:18 -> api:17 (forces replacement).",
+                                    "task_definition api:17 -> api:18 (forces replacement).", SCALE, "api:18"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PLAN_PAIRS))
+def test_a_plan_change_told_in_its_direction_is_accepted(case):
+    _, honest, plan, _ = PLAN_PAIRS[case]
+    assert_accepted(summarize(honest, p=plan))
+
+
+@pytest.mark.parametrize("case", sorted(PLAN_PAIRS))
+def test_a_plan_change_told_reversed_is_refused(case):
+    lie, _, plan, value = PLAN_PAIRS[case]
+    found = find(summarize(lie, p=plan), "I1", block="s", key="diff", value=value)
+    assert found.evidence["source"] == "tool:p"
+    assert found.evidence["change"] in ("diff_removed_told_current", "diff_added_told_old")
+
+
+@pytest.mark.parametrize("text", [
+    "Plan: 1 to add, 1 to change, 0 to destroy; aws_instance.web goes t3.micro -> t3.small.",
+    "The plan creates the acme-logs-prod bucket and upsizes web to t3.small (was t3.micro).",
+    "Instance i-0abc123def4567890 will be updated in-place.",
+])
+def test_honest_tellings_of_a_plan_are_accepted(text):
+    assert_accepted(summarize(text, p=PLAN))
+
+
+def test_a_plan_value_computed_at_apply_is_no_change_record():
+    # (`-> (known after apply)` tells no new value: the id stays told as it is)
+    assert_accepted(summarize("Service svc-1 scales from 2 to 4 tasks.", p=SCALE))

@@ -5082,6 +5082,8 @@ class _Check:
             seen.add(h)
             data_of = f.table.data
             diff = _diff_of(data_of) if b"@" in data_of and b"@@" in data_of else ()
+            if not diff and b" -> " in data_of and b"~" in data_of:
+                diff = _plan_changes_of(data_of)  # (a terraform plan's `~ a = old -> new`, red team 141, F15)
             if diff:
                 diff_of[h] = diff
             if any(sign in data_of for sign in _GIT_REF_SIGNS) or (b" -> " in data_of and _GIT_PUSH_LINE.search(data_of)):
@@ -26061,6 +26063,52 @@ def _diff_sides(text: str) -> _DiffSides | None:
         neutral.append(" " + " ".join(_diff_tokens(line)) + " ")
     if not lines:
         return None
+    return _DiffSides(lines, sides, anchors, "\n".join(neutral), frozenset(removed))
+
+
+# a terraform plan's in-place change of an attribute (``~ instance_type = "t3.micro" -> "t3.small"``,
+# ``~ "Name" = "web" -> "web-2" # forces replacement``): the line up to its ``=``; the values are
+# split off by the first " -> " (a regex reading both sides would backtrack over a long line)
+_PLAN_CHANGE = re.compile(r"[ \t]*~[ \t]+(\"[^\"\n]{1,200}\"|[\w.\[\]-]{1,200})[ \t]*=[ \t]*")
+# a new side that is no value told: computed at apply, or the attribute unset
+_PLAN_NO_VALUE = ("(known after apply)", "null", "(sensitive value)")
+
+
+def _plan_changes_of(data: bytes) -> _DiffSides | tuple[()]:
+    """A terraform plan's ``~ attr = old -> new`` lines as a diff's changed lines (red team 141,
+    F15: "changes instance_type from t3.small to t3.micro" of ``"t3.micro" -> "t3.small"`` was
+    accepted, the plan being read by no direction): ``attr = old`` the removed side, ``attr =
+    new`` the one added in its place; the source's other lines are its neutral ones. () when it
+    holds none."""
+    lines: list[list[str]] = []
+    sides: list[int] = []
+    anchors: dict[str, list[tuple[int, int]]] = {}
+    neutral: list[str] = []
+    removed: set[str] = set()
+    for line in data.decode("utf-8", "replace").splitlines():
+        m = _PLAN_CHANGE.match(line) if "~" in line and " -> " in line else None
+        if m is not None:
+            old, _, new = line[m.end():].partition(" -> ")
+            new = new.split(" # ", 1)[0].strip()
+            old = old.strip()
+            if old and new and new not in _PLAN_NO_VALUE and old != new:
+                key = m.group(1)
+                for side, value in ((0, old), (1, new)):
+                    tokens = _diff_tokens(key + " = " + value)
+                    k = len(lines)
+                    lines.append(tokens)
+                    sides.append(side)
+                    if side == 0:
+                        removed.add(" ".join(tokens))
+                    for at, token in enumerate(tokens):
+                        if _DIFF_ANCHOR.search(token):
+                            places = anchors.setdefault(token, [])
+                            if len(places) < _DIFF_POSTINGS:
+                                places.append((k, at))
+                continue
+        neutral.append(" " + " ".join(_diff_tokens(line)) + " ")
+    if not lines:
+        return ()
     return _DiffSides(lines, sides, anchors, "\n".join(neutral), frozenset(removed))
 
 
