@@ -367,3 +367,32 @@ def test_honest_tellings_of_a_plan_are_accepted(text):
 def test_a_plan_value_computed_at_apply_is_no_change_record():
     # (`-> (known after apply)` tells no new value: the id stays told as it is)
     assert_accepted(summarize("Service svc-1 scales from 2 to 4 tasks.", p=SCALE))
+
+
+# -- helm diff's resource sections: unified `-`/`+` lines with no `@@` line (red team 141, F15)
+
+HELM = ("$ helm diff upgrade web ./chart\ndefault, web, Deployment (apps) has changed:\n"
+        "  # Source: web/templates/deployment.yaml\n  apiVersion: apps/v1\n  kind: Deployment\n  spec:\n"
+        "-   replicas: 2\n+   replicas: 3\n    template:\n      spec:\n        containers:\n"
+        "-         image: \"acme/web:1.4.2\"\n+         image: \"acme/web:1.5.0\"\n")
+
+HELM_PAIRS = {
+    "replicas_reversed": ("The web Deployment goes from 3 replicas to 2.",
+                          "The web Deployment goes from 2 replicas to 3.", "3"),
+    "image_removed_told_current": ("web now runs acme/web:1.4.2.", "web now runs acme/web:1.5.0.", "acme/web:1.4.2"),
+    "arrow_reversed": ("image acme/web:1.5.0 -> acme/web:1.4.2", "image acme/web:1.4.2 -> acme/web:1.5.0",
+                       "acme/web:1.5.0"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HELM_PAIRS))
+def test_a_helm_diff_told_in_its_direction_is_accepted(case):
+    assert_accepted(summarize(HELM_PAIRS[case][1], h=HELM))
+
+
+@pytest.mark.parametrize("case", sorted(HELM_PAIRS))
+def test_a_helm_diff_told_reversed_is_refused(case):
+    lie, _, value = HELM_PAIRS[case]
+    found = find(summarize(lie, h=HELM), "I1", block="s", key="diff")
+    assert found.evidence["source"] == "tool:h"
+    assert value in found.value

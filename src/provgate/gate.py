@@ -5082,6 +5082,8 @@ class _Check:
             seen.add(h)
             data_of = f.table.data
             diff = _diff_of(data_of) if b"@" in data_of and b"@@" in data_of else ()
+            if not diff and any(sign in data_of for sign in _HELM_DIFF_SIGNS):
+                diff = _helm_diff_of(data_of)
             if not diff and b" -> " in data_of and b"~" in data_of:
                 diff = _plan_changes_of(data_of)  # (a terraform plan's `~ a = old -> new`, red team 141, F15)
             if diff:
@@ -26064,6 +26066,20 @@ def _diff_sides(text: str) -> _DiffSides | None:
     if not lines:
         return None
     return _DiffSides(lines, sides, anchors, "\n".join(neutral), frozenset(removed))
+
+
+# helm diff's resource header ("default, web, Deployment (apps) has changed:"): the `-`/`+`
+# lines under it are a unified diff's but no `@@` line opens them
+_HELM_DIFF_SIGNS = (b" has changed:", b" has been added:", b" has been removed:")
+_HELM_DIFF_HEADER = re.compile(rb"^[^\n,]{1,253}, [^\n,]{1,253}, [^\n]{1,253} has (?:changed|been added|been removed):"
+                               rb"[ \t]*$", re.MULTILINE)
+
+
+def _helm_diff_of(data: bytes) -> _DiffSides | tuple[()]:
+    """A helm diff's changed lines (red team 141, F15): each resource header made a hunk's opening
+    line for :func:`_diff_of`; () when it holds no header or no changed line."""
+    marked = _HELM_DIFF_HEADER.sub(lambda m: b"@@ " + m.group(), data)
+    return _diff_of(marked) if len(marked) != len(data) else ()
 
 
 # a terraform plan's in-place change of an attribute (``~ instance_type = "t3.micro" -> "t3.small"``,
