@@ -26101,6 +26101,7 @@ def _plan_changes_of(data: bytes) -> _DiffSides | tuple[()]:
     anchors: dict[str, list[tuple[int, int]]] = {}
     neutral: list[str] = []
     removed: set[str] = set()
+    holds_digit: dict[str, bool] = {}
     for line in data.decode("utf-8", "replace").splitlines():
         m = _PLAN_CHANGE.match(line) if "~" in line and " -> " in line else None
         if m is not None:
@@ -26116,8 +26117,13 @@ def _plan_changes_of(data: bytes) -> _DiffSides | tuple[()]:
                     sides.append(side)
                     if side == 0:
                         removed.add(" ".join(tokens))
+                    if not _DIFF_ANCHOR.search(value):
+                        continue  # (only a digit-holding token anchors a window: `_diff_sides`' reading)
                     for at, token in enumerate(tokens):
-                        if _DIFF_ANCHOR.search(token):
+                        anchor = holds_digit.get(token)
+                        if anchor is None:
+                            anchor = holds_digit[token] = _DIFF_ANCHOR.search(token) is not None
+                        if anchor:
                             places = anchors.setdefault(token, [])
                             if len(places) < _DIFF_POSTINGS:
                                 places.append((k, at))
