@@ -396,3 +396,13 @@ def test_a_helm_diff_told_reversed_is_refused(case):
     found = find(summarize(lie, h=HELM), "I1", block="s", key="diff")
     assert found.evidence["source"] == "tool:h"
     assert value in found.value
+
+
+def test_a_kubectl_diff_is_read_as_the_unified_diff_it_prints():
+    # (kubectl diff runs `diff -u -N` over the live and the merged objects: its `@@` lines open the hunks)
+    kubectl = ("$ kubectl diff -f deploy.yaml\ndiff -u -N /tmp/LIVE-123/apps.v1.Deployment.default.web "
+               "/tmp/MERGED-456/apps.v1.Deployment.default.web\n--- /tmp/LIVE-123/apps.v1.Deployment.default.web\n"
+               "+++ /tmp/MERGED-456/apps.v1.Deployment.default.web\n@@ -6,7 +6,7 @@\n   uid: 5d1f\n spec:\n"
+               "-  replicas: 2\n+  replicas: 5\n   selector:\n")
+    assert_accepted(summarize("kubectl diff: web scales from 2 to 5 replicas.", k=kubectl))
+    find(summarize("kubectl diff: web scales from 5 to 2 replicas.", k=kubectl), "I1", block="s", key="diff", value="5")
