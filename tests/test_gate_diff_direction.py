@@ -336,6 +336,10 @@ PLAN_PAIRS = {
     "upsized_to_old": ("The web instance is upsized to t3.micro.", "The web instance is upsized to t3.small.", PLAN,
                        "t3.micro"),
     "count_reversed": ("desired_count goes from 4 to 2.", "desired_count goes from 2 to 4.", SCALE, "4"),
+    "will_be_reversed": ("The web instance t3.small will be downgraded to t3.micro.",
+                         "The web instance t3.micro will be upgraded to t3.small.", PLAN, "t3.small"),
+    "currently_reversed": ("aws_instance.web is currently t3.micro; the plan moves it to t3.micro.",
+                           "aws_instance.web is currently t3.micro; the plan moves it to t3.small.", PLAN, "t3.micro"),
     "forces_replacement_reversed": ("task_definition api:18 -> api:17 (forces replacement).",
                                     "task_definition api:17 -> api:18 (forces replacement).", SCALE, "api:18"),
 }

@@ -5149,8 +5149,10 @@ class _Check:
                           for h, f in facts if h not in diff_handles]
             if _diff_value_elsewhere(value, others):
                 continue
-            source = next(h for h, diff in diffs if any(
+            source, diff = next((h, diff) for h, diff in diffs if any(
                 " " + value + " " in " " + " ".join(line) + " " for line in diff.lines))
+            if side == 0 and isinstance(diff, _PlanSides) and _plan_told_current(value, clause):
+                continue  # (a plan's old side is what is now: "web is currently t3.micro")
             written = re.search(r"\s*".join(map(re.escape, value.split(" "))), clause, re.IGNORECASE)
             value = written.group() if written else value
             told = ("the current one, but only the diff's removed lines hold it" if side == 0 else
@@ -26090,6 +26092,25 @@ _PLAN_CHANGE = re.compile(r"[ \t]*~[ \t]+(\"[^\"\n]{1,200}\"|[\w.\[\]-]{1,200})[
 _PLAN_NO_VALUE = ("(known after apply)", "null", "(sensitive value)")
 
 
+class _PlanSides(_DiffSides):
+    """A plan's change lines: its removed side is the state now, its added side the planned one."""
+    __slots__ = ()
+
+
+# the words before a plan's old value that tell it as the state before the apply, as it is
+_PLAN_NOW_WORDS = frozenset({"currently", "presently", "still", "today", "existing", "live", "running"})
+
+
+def _plan_told_current(value: str, clause: str) -> bool:
+    """Is a plan's removed-side ``value`` told in its ``clause`` after a word saying what is now
+    (up to 6 tokens before it: "aws_instance.web is currently t3.micro")? A plan is not applied:
+    its old side is the current state."""
+    tokens = _diff_tokens(clause)
+    first = value.split(" ", 1)[0]
+    return any(t == first and not _PLAN_NOW_WORDS.isdisjoint(tokens[max(0, i - 6):i])
+               for i, t in enumerate(tokens))
+
+
 def _plan_changes_of(data: bytes) -> _DiffSides | tuple[()]:
     """A terraform plan's ``~ attr = old -> new`` lines as a diff's changed lines (red team 141,
     F15: "changes instance_type from t3.small to t3.micro" of ``"t3.micro" -> "t3.small"`` was
@@ -26131,7 +26152,7 @@ def _plan_changes_of(data: bytes) -> _DiffSides | tuple[()]:
         neutral.append(" " + " ".join(_diff_tokens(line)) + " ")
     if not lines:
         return ()
-    return _DiffSides(lines, sides, anchors, "\n".join(neutral), frozenset(removed))
+    return _PlanSides(lines, sides, anchors, "\n".join(neutral), frozenset(removed))
 
 
 def _diff_window(tokens: list[str], p: int, sides: list[_DiffSides]) -> tuple[int, int, int] | None:
@@ -26164,6 +26185,10 @@ def _diff_purpose(text_tokens: list[str], to: int) -> bool:
         and not any(_DIFF_ANCHOR.search(t) for t in text_tokens[to + 1:to + 4])
 
 
+_DIFF_RESIZES = frozenset({"upgraded", "downgraded", "resized", "upsized", "downsized", "scaled", "replaced",
+                           "bumped", "rolled"})
+
+
 _DIFF_NOT_A_VERB = frozenset({"the", "a", "an", "its", "their", "our", "his", "her", "this", "that", "these", "those",
                               "new", "old", "default", "previous", "original", "value"})
 
@@ -26185,6 +26210,12 @@ def _diff_old_position(text_tokens: list[str], start: int, end: int, clause_star
         # one where another value follows; "Port 6432 is now active" tells 6432 as current)
         if ((following in ("is", "are") and later == "now") or (following in _DIFF_TURNS and later in ("to", "into"))) \
                 and any(_DIFF_ANCHOR.search(t) for t in text_tokens[after + 2:after + 8]):
+            return True
+        # ("t3.micro will be upgraded to t3.small": a plan's change told in the future, red team
+        # 141, F15; a value follows, as for "is now")
+        if following in ("will", "would") and any(_DIFF_CHANGE_VERBS.match(t) or t in _DIFF_RESIZES
+                                                 for t in text_tokens[after + 1:after + 4]) \
+                and any(_DIFF_ANCHOR.search(t) for t in text_tokens[after + 3:after + 10]):
             return True
         if following in ("is", "are", "was", "were") and later == "used" and after + 2 < len(text_tokens) \
                 and text_tokens[after + 2] in ("instead", "now"):
