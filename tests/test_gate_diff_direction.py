@@ -308,3 +308,105 @@ def test_a_purpose_clause_after_the_new_value_is_no_change_arrow(text):
                                          ("Changed the port 5432 to the old 6432.", "5432")])
 def test_a_change_told_backwards_before_a_purpose_clause_is_refused(text, value):
     find(summarize(text, d=DIFF), "I1", block="s", key="diff", value=value)
+
+
+# -- a terraform plan's `~ attr = old -> new` is a change record too (red team 141, F15: the
+# change told reversed was accepted, the plan read in neither direction)
+
+PLAN = ("$ terraform plan\nTerraform will perform the following actions:\n\n"
+        "  # aws_instance.web will be updated in-place\n  ~ resource \"aws_instance\" \"web\" {\n"
+        "        id            = \"i-0abc123def4567890\"\n      ~ instance_type = \"t3.micro\" -> \"t3.small\"\n"
+        "        tags          = {\n            \"Name\" = \"web\"\n        }\n    }\n\n"
+        "  # aws_s3_bucket.logs will be created\n  + resource \"aws_s3_bucket\" \"logs\" {\n"
+        "      + bucket = \"acme-logs-prod\"\n    }\n\nPlan: 1 to add, 1 to change, 0 to destroy.\n")
+SCALE = ("$ terraform plan\n  # aws_ecs_service.api will be updated in-place\n  ~ resource \"aws_ecs_service\" \"api\" {\n"
+         "      ~ desired_count = 2 -> 4\n      ~ task_definition = \"api:17\" -> \"api:18\" # forces replacement\n"
+         "      ~ id = \"svc-1\" -> (known after apply)\n    }\n\nPlan: 0 to add, 1 to change, 0 to destroy.\n")
+
+# (lie, honest twin, the plan, the value refused)
+PLAN_PAIRS = {
+    "from_to_reversed": ("aws_instance.web changes instance_type from t3.small to t3.micro.",
+                         "aws_instance.web changes instance_type from t3.micro to t3.small.", PLAN, "t3.small"),
+    "downsized_reversed": ("The web instance is downsized from t3.small to t3.micro.",
+                           "The web instance is upsized from t3.micro to t3.small.", PLAN, "t3.small"),
+    "arrow_reversed": ("aws_instance.web: instance_type t3.small -> t3.micro.",
+                       "aws_instance.web: instance_type t3.micro -> t3.small.", PLAN, "t3.small"),
+    "is_now_reversed": ("instance_type t3.small is now t3.micro.", "instance_type t3.micro is now t3.small.", PLAN,
+                        "t3.small"),
+    "upsized_to_old": ("The web instance is upsized to t3.micro.", "The web instance is upsized to t3.small.", PLAN,
+                       "t3.micro"),
+    "count_reversed": ("desired_count goes from 4 to 2.", "desired_count goes from 2 to 4.", SCALE, "4"),
+    "will_be_reversed": ("The web instance t3.small will be downgraded to t3.micro.",
+                         "The web instance t3.micro will be upgraded to t3.small.", PLAN, "t3.small"),
+    "currently_reversed": ("aws_instance.web is currently t3.micro; the plan moves it to t3.micro.",
+                           "aws_instance.web is currently t3.micro; the plan moves it to t3.small.", PLAN, "t3.micro"),
+    "forces_replacement_reversed": ("task_definition api:18 -> api:17 (forces replacement).",
+                                    "task_definition api:17 -> api:18 (forces replacement).", SCALE, "api:18"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PLAN_PAIRS))
+def test_a_plan_change_told_in_its_direction_is_accepted(case):
+    _, honest, plan, _ = PLAN_PAIRS[case]
+    assert_accepted(summarize(honest, p=plan))
+
+
+@pytest.mark.parametrize("case", sorted(PLAN_PAIRS))
+def test_a_plan_change_told_reversed_is_refused(case):
+    lie, _, plan, value = PLAN_PAIRS[case]
+    found = find(summarize(lie, p=plan), "I1", block="s", key="diff", value=value)
+    assert found.evidence["source"] == "tool:p"
+    assert found.evidence["change"] in ("diff_removed_told_current", "diff_added_told_old")
+
+
+@pytest.mark.parametrize("text", [
+    "Plan: 1 to add, 1 to change, 0 to destroy; aws_instance.web goes t3.micro -> t3.small.",
+    "The plan creates the acme-logs-prod bucket and upsizes web to t3.small (was t3.micro).",
+    "Instance i-0abc123def4567890 will be updated in-place.",
+])
+def test_honest_tellings_of_a_plan_are_accepted(text):
+    assert_accepted(summarize(text, p=PLAN))
+
+
+def test_a_plan_value_computed_at_apply_is_no_change_record():
+    # (`-> (known after apply)` tells no new value: the id stays told as it is)
+    assert_accepted(summarize("Service svc-1 scales from 2 to 4 tasks.", p=SCALE))
+
+
+# -- helm diff's resource sections: unified `-`/`+` lines with no `@@` line (red team 141, F15)
+
+HELM = ("$ helm diff upgrade web ./chart\ndefault, web, Deployment (apps) has changed:\n"
+        "  # Source: web/templates/deployment.yaml\n  apiVersion: apps/v1\n  kind: Deployment\n  spec:\n"
+        "-   replicas: 2\n+   replicas: 3\n    template:\n      spec:\n        containers:\n"
+        "-         image: \"acme/web:1.4.2\"\n+         image: \"acme/web:1.5.0\"\n")
+
+HELM_PAIRS = {
+    "replicas_reversed": ("The web Deployment goes from 3 replicas to 2.",
+                          "The web Deployment goes from 2 replicas to 3.", "3"),
+    "image_removed_told_current": ("web now runs acme/web:1.4.2.", "web now runs acme/web:1.5.0.", "acme/web:1.4.2"),
+    "arrow_reversed": ("image acme/web:1.5.0 -> acme/web:1.4.2", "image acme/web:1.4.2 -> acme/web:1.5.0",
+                       "acme/web:1.5.0"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HELM_PAIRS))
+def test_a_helm_diff_told_in_its_direction_is_accepted(case):
+    assert_accepted(summarize(HELM_PAIRS[case][1], h=HELM))
+
+
+@pytest.mark.parametrize("case", sorted(HELM_PAIRS))
+def test_a_helm_diff_told_reversed_is_refused(case):
+    lie, _, value = HELM_PAIRS[case]
+    found = find(summarize(lie, h=HELM), "I1", block="s", key="diff")
+    assert found.evidence["source"] == "tool:h"
+    assert value in found.value
+
+
+def test_a_kubectl_diff_is_read_as_the_unified_diff_it_prints():
+    # (kubectl diff runs `diff -u -N` over the live and the merged objects: its `@@` lines open the hunks)
+    kubectl = ("$ kubectl diff -f deploy.yaml\ndiff -u -N /tmp/LIVE-123/apps.v1.Deployment.default.web "
+               "/tmp/MERGED-456/apps.v1.Deployment.default.web\n--- /tmp/LIVE-123/apps.v1.Deployment.default.web\n"
+               "+++ /tmp/MERGED-456/apps.v1.Deployment.default.web\n@@ -6,7 +6,7 @@\n   uid: 5d1f\n spec:\n"
+               "-  replicas: 2\n+  replicas: 5\n   selector:\n")
+    assert_accepted(summarize("kubectl diff: web scales from 2 to 5 replicas.", k=kubectl))
+    find(summarize("kubectl diff: web scales from 5 to 2 replicas.", k=kubectl), "I1", block="s", key="diff", value="5")

@@ -5151,6 +5151,10 @@ class _Check:
             seen.add(h)
             data_of = f.table.data
             diff = _diff_of(data_of) if b"@" in data_of and b"@@" in data_of else ()
+            if not diff and any(sign in data_of for sign in _HELM_DIFF_SIGNS):
+                diff = _helm_diff_of(data_of)
+            if not diff and b" -> " in data_of and b"~" in data_of:
+                diff = _plan_changes_of(data_of)  # (a terraform plan's `~ a = old -> new`, red team 141, F15)
             if diff:
                 diff_of[h] = diff
             if any(sign in data_of for sign in _GIT_REF_SIGNS) or (b" -> " in data_of and _GIT_PUSH_LINE.search(data_of)):
@@ -5214,8 +5218,10 @@ class _Check:
                           for h, f in facts if h not in diff_handles]
             if _diff_value_elsewhere(value, others):
                 continue
-            source = next(h for h, diff in diffs if any(
+            source, diff = next((h, diff) for h, diff in diffs if any(
                 " " + value + " " in " " + " ".join(line) + " " for line in diff.lines))
+            if side == 0 and isinstance(diff, _PlanSides) and _plan_told_current(value, clause):
+                continue  # (a plan's old side is what is now: "web is currently t3.micro")
             written = re.search(r"\s*".join(map(re.escape, value.split(" "))), clause, re.IGNORECASE)
             value = written.group() if written else value
             told = ("the current one, but only the diff's removed lines hold it" if side == 0 else
@@ -26682,6 +26688,91 @@ def _diff_sides(text: str) -> _DiffSides | None:
     return _DiffSides(lines, sides, anchors, "\n".join(neutral), frozenset(removed))
 
 
+# helm diff's resource header ("default, web, Deployment (apps) has changed:"): the `-`/`+`
+# lines under it are a unified diff's but no `@@` line opens them
+_HELM_DIFF_SIGNS = (b" has changed:", b" has been added:", b" has been removed:")
+_HELM_DIFF_HEADER = re.compile(rb"^[^\n,]{1,253}, [^\n,]{1,253}, [^\n]{1,253} has (?:changed|been added|been removed):"
+                               rb"[ \t]*$", re.MULTILINE)
+
+
+def _helm_diff_of(data: bytes) -> _DiffSides | tuple[()]:
+    """A helm diff's changed lines (red team 141, F15): each resource header made a hunk's opening
+    line for :func:`_diff_of`; () when it holds no header or no changed line."""
+    marked = _HELM_DIFF_HEADER.sub(lambda m: b"@@ " + m.group(), data)
+    return _diff_of(marked) if len(marked) != len(data) else ()
+
+
+# a terraform plan's in-place change of an attribute (``~ instance_type = "t3.micro" -> "t3.small"``,
+# ``~ "Name" = "web" -> "web-2" # forces replacement``): the line up to its ``=``; the values are
+# split off by the first " -> " (a regex reading both sides would backtrack over a long line)
+_PLAN_CHANGE = re.compile(r"[ \t]*~[ \t]+(\"[^\"\n]{1,200}\"|[\w.\[\]-]{1,200})[ \t]*=[ \t]*")
+# a new side that is no value told: computed at apply, or the attribute unset
+_PLAN_NO_VALUE = ("(known after apply)", "null", "(sensitive value)")
+
+
+class _PlanSides(_DiffSides):
+    """A plan's change lines: its removed side is the state now, its added side the planned one."""
+    __slots__ = ()
+
+
+# the words before a plan's old value that tell it as the state before the apply, as it is
+_PLAN_NOW_WORDS = frozenset({"currently", "presently", "still", "today", "existing", "live", "running"})
+
+
+def _plan_told_current(value: str, clause: str) -> bool:
+    """Is a plan's removed-side ``value`` told in its ``clause`` after a word saying what is now
+    (up to 6 tokens before it: "aws_instance.web is currently t3.micro")? A plan is not applied:
+    its old side is the current state."""
+    tokens = _diff_tokens(clause)
+    first = value.split(" ", 1)[0]
+    return any(t == first and not _PLAN_NOW_WORDS.isdisjoint(tokens[max(0, i - 6):i])
+               for i, t in enumerate(tokens))
+
+
+def _plan_changes_of(data: bytes) -> _DiffSides | tuple[()]:
+    """A terraform plan's ``~ attr = old -> new`` lines as a diff's changed lines (red team 141,
+    F15: "changes instance_type from t3.small to t3.micro" of ``"t3.micro" -> "t3.small"`` was
+    accepted, the plan being read by no direction): ``attr = old`` the removed side, ``attr =
+    new`` the one added in its place; the source's other lines are its neutral ones. () when it
+    holds none."""
+    lines: list[list[str]] = []
+    sides: list[int] = []
+    anchors: dict[str, list[tuple[int, int]]] = {}
+    neutral: list[str] = []
+    removed: set[str] = set()
+    holds_digit: dict[str, bool] = {}
+    for line in data.decode("utf-8", "replace").splitlines():
+        m = _PLAN_CHANGE.match(line) if "~" in line and " -> " in line else None
+        if m is not None:
+            old, _, new = line[m.end():].partition(" -> ")
+            new = new.split(" # ", 1)[0].strip()
+            old = old.strip()
+            if old and new and new not in _PLAN_NO_VALUE and old != new:
+                key = m.group(1)
+                for side, value in ((0, old), (1, new)):
+                    tokens = _diff_tokens(key + " = " + value)
+                    k = len(lines)
+                    lines.append(tokens)
+                    sides.append(side)
+                    if side == 0:
+                        removed.add(" ".join(tokens))
+                    if not _DIFF_ANCHOR.search(value):
+                        continue  # (only a digit-holding token anchors a window: `_diff_sides`' reading)
+                    for at, token in enumerate(tokens):
+                        anchor = holds_digit.get(token)
+                        if anchor is None:
+                            anchor = holds_digit[token] = _DIFF_ANCHOR.search(token) is not None
+                        if anchor:
+                            places = anchors.setdefault(token, [])
+                            if len(places) < _DIFF_POSTINGS:
+                                places.append((k, at))
+                continue
+        neutral.append(" " + " ".join(_diff_tokens(line)) + " ")
+    if not lines:
+        return ()
+    return _PlanSides(lines, sides, anchors, "\n".join(neutral), frozenset(removed))
+
+
 def _diff_window(tokens: list[str], p: int, sides: list[_DiffSides]) -> tuple[int, int, int] | None:
     """The longest run of the summary's ``tokens`` around its anchor ``p`` that a diff's changed
     line holds, and which side holds it alone: (start, end, side: 0 removed, 1 added in place of
@@ -26712,6 +26803,10 @@ def _diff_purpose(text_tokens: list[str], to: int) -> bool:
         and not any(_DIFF_ANCHOR.search(t) for t in text_tokens[to + 1:to + 4])
 
 
+_DIFF_RESIZES = frozenset({"upgraded", "downgraded", "resized", "upsized", "downsized", "scaled", "replaced",
+                           "bumped", "rolled"})
+
+
 _DIFF_NOT_A_VERB = frozenset({"the", "a", "an", "its", "their", "our", "his", "her", "this", "that", "these", "those",
                               "new", "old", "default", "previous", "original", "value"})
 
@@ -26733,6 +26828,12 @@ def _diff_old_position(text_tokens: list[str], start: int, end: int, clause_star
         # one where another value follows; "Port 6432 is now active" tells 6432 as current)
         if ((following in ("is", "are") and later == "now") or (following in _DIFF_TURNS and later in ("to", "into"))) \
                 and any(_DIFF_ANCHOR.search(t) for t in text_tokens[after + 2:after + 8]):
+            return True
+        # ("t3.micro will be upgraded to t3.small": a plan's change told in the future, red team
+        # 141, F15; a value follows, as for "is now")
+        if following in ("will", "would") and any(_DIFF_CHANGE_VERBS.match(t) or t in _DIFF_RESIZES
+                                                 for t in text_tokens[after + 1:after + 4]) \
+                and any(_DIFF_ANCHOR.search(t) for t in text_tokens[after + 3:after + 10]):
             return True
         if following in ("is", "are", "was", "were") and later == "used" and after + 2 < len(text_tokens) \
                 and text_tokens[after + 2] in ("instead", "now"):
