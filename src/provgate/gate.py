@@ -16064,7 +16064,7 @@ def _ground_rounded(tables: list[FactTable], sources: list[list[_Facts]], owner:
 # team 141, F04); and what cuts a summary's line into the clauses a figure is read in ("; ",
 # ", ", ". ", " and ", " but ", " while ", " whereas ")
 _ROUNDED_BOUND_KINDS = _PAIRED_RECORD_KINDS | {7}
-_ROUNDED_CLAUSE_CUT = re.compile(rb";|[,.](?=[ \t]|$)|[ \t](?:and|but|while|whereas)[ \t]", re.M)
+_ROUNDED_CLAUSE_CUT = re.compile(rb";|[,.](?=[ \t]|$)|[ \t](?:and|but|while|whereas)[ \t]")
 
 
 def _rounded_line_values(data: bytes, start: int, end: int) -> tuple[list[int], list[tuple[int, int, bytes, int]], list[int]]:
