@@ -93,6 +93,8 @@ ROUTES = "GET /api/users 200 1328ms\nGET /api/orders 200 412ms\n"
     pytest.param(ROUTES, "/api/users is slow (~1.3 s); /api/orders is fast (~0.4 s).\n", id="two routes"),
     pytest.param(ROUTES, "It takes ~1.3 s for /api/users and ~0.4 s for /api/orders.\n", id="a route after its figure"),
     pytest.param(ROUTES, "/api/users ~1.3 s, /api/orders ~0.4 s.\n", id="two routes in a list"),
+    pytest.param("$ /app/run.sh --fast\nDone in 1328ms\n", "Ran /app/run.sh; it finished in ~1.3s.\n",
+                 id="a path whose line has no figure of its own"),
 ])
 def test_a_rounded_figure_beside_a_record_or_route_rounds_its_own_line(source, honest):
     # (red team 141, F05: every rounded figure on a line naming a record was refused)

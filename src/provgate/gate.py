@@ -16104,10 +16104,13 @@ def _rounded_on_value_lines(sources: list[_Facts], bound: tuple[bytes, int],
     source line that names that value (the re-pairing rule's index, :func:`_paired_index`): a
     job's ``~1.3s`` of its own line's ``1328ms``, not of another job's (red team 140, F03; 141,
     F04/F05). None where no source line names it, or more than ``_PAIRED_MAX_LINES`` do (a value
-    on many lines names none): a route, a path, is then rounded as a figure anywhere; a record
-    fails closed (False). Each source line's figures are read once."""
+    on many lines names none), or, for a route or a path, where none of its lines writes a figure
+    of the measure (no figure of its own to swap: "Ran /app/run.sh; it took ~1.3s" of a later
+    line's timing): it is then rounded as a figure anywhere; a record fails closed (False). Each
+    source line's figures are read once."""
     value, kind = bound
     named = False
+    measured = False
     for facts in sources:
         data = facts.table.data
         index = _paired_index(data)
@@ -16124,9 +16127,10 @@ def _rounded_on_value_lines(sources: list[_Facts], bound: tuple[bytes, int],
                 figures = line_figures[id(facts), line] = _MeasuredFigures(data[s:e])
             if figures.any_within(measure, low, high, wanted):
                 return True
-    if named:
+            measured = measured or figures.holds(measure)
+    if kind in _PAIRED_RECORD_KINDS:
         return False
-    return False if kind in _PAIRED_RECORD_KINDS else None
+    return False if named and measured else None
 
 
 class _MeasuredFigures:
@@ -16150,6 +16154,10 @@ class _MeasuredFigures:
                     except ValueError:
                         continue
         self._floats = {m: sorted(sizes) for m, sizes in found.items()}
+
+    def holds(self, measure: bytes) -> bool:
+        """Does the text write a figure of ``measure``?"""
+        return bool(self._floats.get(measure))
 
     def any_within(self, measure: bytes, low: float, high: float, wanted: Callable[[float], bool]) -> bool:
         """Is one of the sizes of ``measure`` from ``low`` to ``high`` (a billionth to spare
