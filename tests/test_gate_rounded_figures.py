@@ -71,14 +71,53 @@ JOBS = ("job=3f2b1c9e-1a2b-4c3d-8e9f-0123456789ab status=failed duration=1328ms\
         "job=7a7b7c7d-1111-4222-8333-444455556666 status=succeeded duration=412ms\n")
 
 
-def test_a_figure_on_a_line_naming_an_exact_value_is_not_rounded():
-    # (red team 140, F03: which job's latency a figure is, the re-pairing rule reads from the
-    # figure as written; rounded, two jobs' latencies swapped passed. Fail closed: rounded beside
-    # an exact value, even the right figure is refused, as before the rounding rule)
+def test_a_figure_on_a_line_naming_an_exact_value_rounds_only_that_lines_figures():
+    # (red team 140, F03: rounded, two jobs' latencies swapped passed; a figure said of a record
+    # rounds only the figures of the source lines naming that record)
     lie = ("Job 3f2b1c9e-1a2b-4c3d-8e9f-0123456789ab took ~0.4s; "
            "job 7a7b7c7d-1111-4222-8333-444455556666 took ~1.3s.\n")
     find(_summarize(JOBS, lie), "I1", value="0.4s")
     assert_accepted(_summarize(JOBS, "The jobs took ~1.3s and ~0.4s.\n"))
+
+
+GIT_LOG = "a1b2c3d Fix retry backoff (took 1328ms in CI)\n9f8e7d6 Add cache layer (took 412ms in CI)\n"
+ROUTES = "GET /api/users 200 1328ms\nGET /api/orders 200 412ms\n"
+
+
+@pytest.mark.parametrize(("source", "honest"), [
+    pytest.param(JOBS, "Job 3f2b1c9e-1a2b-4c3d-8e9f-0123456789ab failed after ~1.3s.\n", id="a job's own"),
+    pytest.param(JOBS, "Job 3f2b1c9e-1a2b-4c3d-8e9f-0123456789ab took 1.3 seconds; "
+                       "job 7a7b7c7d-1111-4222-8333-444455556666 took 0.4 seconds.\n", id="two jobs in seconds"),
+    pytest.param(GIT_LOG, "a1b2c3d (retry backoff) took ~1.3s in CI; 9f8e7d6 (cache layer) ~0.4s.\n",
+                 id="two commits"),
+    pytest.param(ROUTES, "/api/users is slow (~1.3 s); /api/orders is fast (~0.4 s).\n", id="two routes"),
+    pytest.param(ROUTES, "It takes ~1.3 s for /api/users and ~0.4 s for /api/orders.\n", id="a route after its figure"),
+    pytest.param(ROUTES, "/api/users ~1.3 s, /api/orders ~0.4 s.\n", id="two routes in a list"),
+    pytest.param("$ /app/run.sh --fast\nDone in 1328ms\n", "Ran /app/run.sh; it finished in ~1.3s.\n",
+                 id="a path whose line has no figure of its own"),
+])
+def test_a_rounded_figure_beside_a_record_or_route_rounds_its_own_line(source, honest):
+    # (red team 141, F05: every rounded figure on a line naming a record was refused)
+    assert_accepted(_summarize(source, honest))
+
+
+@pytest.mark.parametrize(("source", "lie", "value"), [
+    pytest.param(JOBS, "Job 3f2b1c9e-1a2b-4c3d-8e9f-0123456789ab failed after ~0.4s.\n", "0.4s",
+                 id="another job's"),
+    pytest.param(GIT_LOG, "a1b2c3d (retry backoff) took ~0.4s in CI; 9f8e7d6 (cache layer) ~1.3s.\n", "0.4s",
+                 id="two commits swapped"),
+    pytest.param(ROUTES, "/api/users ~0.4 s, /api/orders ~1.3 s.\n", "0.4", id="two routes swapped"),
+    pytest.param(ROUTES, "/api/users is fast (~0.4 s).\n", "0.4", id="another route's"),
+    pytest.param(ROUTES, "It takes ~0.4 s for /api/users and ~1.3 s for /api/orders.\n", "0.4",
+                 id="a route after its figure, swapped"),
+    pytest.param("job=3f2b1c9e-1a2b-4c3d-8e9f-0123456789ab took 3.1s\n"
+                 "job=7a7b7c7d-1111-4222-8333-444455556666 took 0.7s\n",
+                 "Job 3f2b1c9e-1a2b-4c3d-8e9f-0123456789ab finished in about a second.\n", "second",
+                 id="about a second of another job's"),
+])
+def test_a_rounded_figure_beside_a_record_or_route_of_another_line_is_refused(source, lie, value):
+    # (red team 141, F04: rounded, two routes' latencies swapped passed)
+    find(_summarize(source, lie), "I1", value=value)
 
 
 def test_many_figures_are_rounded_in_one_pass():

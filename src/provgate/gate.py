@@ -16231,10 +16231,11 @@ def _ground_rounded(tables: list[FactTable], sources: list[list[_Facts]], owner:
     figure with a unit of one measure (:data:`_UNIT_SCALES`: durations, sizes, percentages),
     converted to its unit, rounded to its own decimals, and off from it by no more than a tenth
     (``about 8 minutes`` of 456 s, 5%; no ``1 GB`` of 600 MB); never a zero, nor a whole 100%,
-    that a rounding makes of something else, nor a figure on a line that names an exact value
-    (a digest, a UUID, ``#12``, ``PROJ-12``: which line of the source the figure is, the
-    re-pairing rule reads from the figure as written; red team 140, F03: two jobs' latencies
-    swapped and rounded passed). The unit's own word after it (``MiB``, no name a source
+    that a rounding makes of something else. A figure said of a record or a route (a digest, a
+    UUID, ``#12``, ``PROJ-12``, ``/api/users``: :func:`_rounded_figure_value`) rounds only the
+    figures of the source lines naming that value (:func:`_rounded_on_value_lines`): red team
+    140, F03 and 141, F04, two jobs' or routes' latencies swapped and rounded passed; 141, F05,
+    refusing every rounded figure beside a record refused a job's own ``~1.3s``. The unit's own word after it (``MiB``, no name a source
     writes) goes with it. Asked of a derived block only (the caller): a lossless rewrite that
     rounds a figure changed it. Each source's figures are sorted once by their size, and each
     figure looks up the sizes that round to it (red team 140, F10: every figure against every
@@ -16243,10 +16244,11 @@ def _ground_rounded(tables: list[FactTable], sources: list[list[_Facts]], owner:
     said: dict[int, _MeasuredFigures] = {}
     grounded_at: dict[int, dict[int, bytes]] = {}  # a table -> the end of each figure grounded -> its unit
     # (a table -> its line breaks, each looked up by bisection: a search back and forth from
-    # each figure would be quadratic in a long line's figures; (a table, a line) -> whether
-    # the line names a record, each line read once)
+    # each figure would be quadratic in a long line's figures; (a table, a line) -> the records
+    # and routes it names, each line read once)
     breaks: dict[int, list[int]] = {}
-    names_record: dict[tuple[int, int], bool] = {}
+    line_values: dict[tuple[int, int], tuple[list[int], list[tuple[int, int, bytes, int]], list[int]]] = {}
+    line_figures: dict[tuple[int, int], _MeasuredFigures] = {}  # (a source, a line's start) -> its figures
     for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
         table = tables[t]
         if table.kind[r] != _KIND_NUMBER or not sources[t]:
@@ -16255,19 +16257,24 @@ def _ground_rounded(tables: list[FactTable], sources: list[list[_Facts]], owner:
         if t not in breaks:
             breaks[t] = [m.start() for m in _NEWLINE.finditer(table.data)]
         k = bisect_left(breaks[t], start)
-        named = names_record.get((t, k))
-        if named is None:
+        read = line_values.get((t, k))
+        if read is None:
             lines = breaks[t]
-            named = names_record[t, k] = _holds_paired_value(
-                table.data, lines[k - 1] + 1 if k else 0, lines[k] if k < len(lines) else None, _PAIRED_RECORD_KINDS)
-        if named:
-            continue
+            read = line_values[t, k] = _rounded_line_values(
+                table.data, lines[k - 1] + 1 if k else 0, lines[k] if k < len(lines) else len(table.data))
+        # (the record or route the figure is said of: its lines' figures only may ground it, red
+        # team 141, F04/F05; None: no such value named, any source figure may)
+        bound = _rounded_figure_value(read, start, end) if read[0] else None
         if (table.data[start:end].lower() == b"second" and (
                 said_of := _A_SECOND.search(table.data, max(0, start - 24), start)) is not None
                 and (end == len(table.data) or table.data[end] in _CLAUSE_END_BYTES)):
             # "in under a second", "about a second": a duration its sources' figures must bear
             # out (red team 138, F05), not the ordinal no source writes
             low, high = _A_SECOND_SAYS[b" ".join(said_of.group(1).lower().split())]
+            if bound is not None and (grounded := _rounded_on_value_lines(
+                    sources[t], bound, line_figures, b"time", low, high * (1 - 2e-9), lambda size: True)) is not None:
+                keep[n] = not grounded
+                continue
             for facts in sources[t]:
                 figures = said.get(id(facts))
                 if figures is None:
@@ -16293,11 +16300,19 @@ def _ground_rounded(tables: list[FactTable], sources: list[list[_Facts]], owner:
             value = size / size_of
             return abs(value - stated) * 10 <= value * (1 + 1e-9)
 
+        low, high = (stated - half) * size_of, (stated + half) * size_of
+        if bound is not None:
+            grounded = _rounded_on_value_lines(sources[t], bound, line_figures, measure, low, high, rounds_to_it)
+            if grounded is not None:
+                if grounded:
+                    keep[n] = False
+                    grounded_at.setdefault(t, {})[end] = unit
+                continue
         for facts in sources[t]:
             figures = said.get(id(facts))
             if figures is None:
                 figures = said[id(facts)] = _MeasuredFigures(facts.table.data)
-            if figures.any_within(measure, (stated - half) * size_of, (stated + half) * size_of, rounds_to_it):
+            if figures.any_within(measure, low, high, rounds_to_it):
                 keep[n] = False
                 grounded_at.setdefault(t, {})[end] = unit
                 break
@@ -16314,6 +16329,80 @@ def _ground_rounded(tables: list[FactTable], sources: list[list[_Facts]], owner:
                     keep[n] = False
                     break
     return owner[keep], row[keep]
+
+
+# the kinds of ``_PAIRED_VALUE`` a rounded figure is bound to, :func:`_ground_rounded`: a record's
+# (_PAIRED_RECORD_KINDS) and a route or a path (a log's lines of one route are its latencies: red
+# team 141, F04); and what cuts a summary's line into the clauses a figure is read in ("; ",
+# ", ", ". ", " and ", " but ", " while ", " whereas ")
+_ROUNDED_BOUND_KINDS = _PAIRED_RECORD_KINDS | {7}
+_ROUNDED_CLAUSE_CUT = re.compile(rb";|[,.](?=[ \t]|$)|[ \t](?:and|but|while|whereas)[ \t]")
+
+
+def _rounded_line_values(data: bytes, start: int, end: int) -> tuple[list[int], list[tuple[int, int, bytes, int]], list[int]]:
+    """The values of :data:`_ROUNDED_BOUND_KINDS` on ``data[start:end]`` (a summary's line), as
+    their starts and (start, end, value, kind), and the line's clause cuts: read once a line."""
+    values = [(m.start(), m.end(), m[0], m.lastindex or 0) for m in _PAIRED_VALUE.finditer(data, start, end)
+              if m.lastindex in _ROUNDED_BOUND_KINDS]
+    cuts = [m.start() for m in _ROUNDED_CLAUSE_CUT.finditer(data, start, end)] if values else []
+    return [v[0] for v in values], values, cuts
+
+
+def _rounded_figure_value(read: tuple[list[int], list[tuple[int, int, bytes, int]], list[int]], start: int,
+                          end: int) -> tuple[bytes, int] | None:
+    """The (value, kind) a figure at ``start:end`` of its line (``read``: :func:`_rounded_line_values`)
+    is said of: the last written before it in its clause, else the first after it there ("~1.3 s
+    for /api/users"), else the last before it on the line, else the first after it; None where
+    the line names none."""
+    starts, values, cuts = read
+    k = bisect_left(starts, start)
+    before = values[k - 1] if k else None
+    after = values[k] if k < len(values) else None
+    c = bisect_right(cuts, start)
+    clause_start = cuts[c - 1] if c else -1
+    clause_end = cuts[c] if c < len(cuts) else 1 << 62
+    if before is not None and before[0] > clause_start:
+        return before[2], before[3]
+    if after is not None and after[0] < clause_end and after[0] >= end:
+        return after[2], after[3]
+    chosen = before or after
+    return None if chosen is None else (chosen[2], chosen[3])
+
+
+def _rounded_on_value_lines(sources: list[_Facts], bound: tuple[bytes, int],
+                            line_figures: dict[tuple[int, int], _MeasuredFigures], measure: bytes, low: float,
+                            high: float, wanted: Callable[[float], bool]) -> bool | None:
+    """Whether a rounded figure said of ``bound`` (a value and its kind) rounds a figure of a
+    source line that names that value (the re-pairing rule's index, :func:`_paired_index`): a
+    job's ``~1.3s`` of its own line's ``1328ms``, not of another job's (red team 140, F03; 141,
+    F04/F05). None where no source line names it, or more than ``_PAIRED_MAX_LINES`` do (a value
+    on many lines names none), or, for a route or a path, where none of its lines writes a figure
+    of the measure (no figure of its own to swap: "Ran /app/run.sh; it took ~1.3s" of a later
+    line's timing): it is then rounded as a figure anywhere; a record fails closed (False). Each
+    source line's figures are read once."""
+    value, kind = bound
+    named = False
+    measured = False
+    for facts in sources:
+        data = facts.table.data
+        index = _paired_index(data)
+        own = index.value_lines.get(value)
+        if not own:
+            continue
+        if len(own) > _PAIRED_MAX_LINES:
+            return False if kind in _PAIRED_RECORD_KINDS else None
+        named = True
+        for line in own:
+            figures = line_figures.get((id(facts), line))
+            if figures is None:
+                s, e = index.line_spans[line]
+                figures = line_figures[id(facts), line] = _MeasuredFigures(data[s:e])
+            if figures.any_within(measure, low, high, wanted):
+                return True
+            measured = measured or figures.holds(measure)
+    if kind in _PAIRED_RECORD_KINDS:
+        return False
+    return False if named and measured else None
 
 
 class _MeasuredFigures:
@@ -16337,6 +16426,10 @@ class _MeasuredFigures:
                     except ValueError:
                         continue
         self._floats = {m: sorted(sizes) for m, sizes in found.items()}
+
+    def holds(self, measure: bytes) -> bool:
+        """Does the text write a figure of ``measure``?"""
+        return bool(self._floats.get(measure))
 
     def any_within(self, measure: bytes, low: float, high: float, wanted: Callable[[float], bool]) -> bool:
         """Is one of the sizes of ``measure`` from ``low`` to ``high`` (a billionth to spare
