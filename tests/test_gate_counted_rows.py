@@ -136,3 +136,15 @@ def test_the_row_counts_a_source_shows_by_shape():
 def test_a_megabyte_listing_is_read_in_one_pass():
     rows = _listed_row_counts(("NAME   READY\n" + "pod-a   1/1\n" * 80_000).encode())
     assert rows[b"row"] == {80_000}
+
+
+def test_ls_entries_count_links_by_their_name_and_not_dot_entries():
+    ls = _listed_row_counts(b"drwxr-xr-x 2 u u 4096 Mar 5 .\nlrwxrwxrwx 1 u u 7 Mar 5 cur -> v2\n"
+                            b"-rw-r--r-- 1 u u 10 Mar 5 my notes.txt\n")
+    assert (ls[b"entry"], ls[b"file"]) == ({2}, {1})
+
+
+def test_counts_past_the_bound_stay_numbers_to_ground():
+    text = " ".join(["The table lists 3 pods."] * 70)
+    found = find(_summarize(KUBECTL, text), "I1", value="3")
+    assert found.value == "3"

@@ -15323,6 +15323,7 @@ def _ground_counted_rows(tables: list[FactTable], sources: list[list[_Facts]], o
     "Last 2 commits" of three and "3 files" of two files' hits stay refused."""
     keep = np.ones(owner.size, dtype=np.bool_)
     counted: dict[int, dict[bytes, set[int]]] = {}  # (a source's row counts, read once a call)
+    lookups_left = _ROW_COUNT_LOOKUPS  # (bounded: the counts past it stay numbers to ground, fail closed)
     for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
         table = tables[t]
         if table.kind[r] != _KIND_NUMBER or not sources[t]:
@@ -15340,8 +15341,9 @@ def _ground_counted_rows(tables: list[FactTable], sources: list[list[_Facts]], o
         qualifier = b""
         if shape is None:
             qualifier, shape = first, _ROW_NOUNS.get(second)
-        if shape is None or (qualifier and qualifier not in _ROW_QUALIFIERS):
+        if shape is None or (qualifier and qualifier not in _ROW_QUALIFIERS) or not lookups_left:
             continue
+        lookups_left -= 1
         key = shape if qualifier in (b"", *_ROW_NEUTRAL_QUALIFIERS) else qualifier + b" " + shape
         for x in sources[t]:
             found = counted.get(id(x))
@@ -15401,7 +15403,9 @@ def _listed_row_counts(data: bytes) -> dict[bytes, set[int]]:
             hits += 1
             hit_files.add(hit.group(1))
         elif (entry := _ROWS_LS_ENTRY.match(line)) is not None:
-            if entry.group(2) not in (b".", b".."):
+            # (the name is the last word, or the one before " -> " of a link: no regex backtracks over the line)
+            name = line.partition(b" -> ")[0].rsplit(None, 1)[-1]
+            if name not in (b".", b".."):
                 ls[b"entry"] += 1
                 kind = entry.group(1)
                 if kind == b"-":
@@ -15428,6 +15432,7 @@ def _listed_row_counts(data: bytes) -> dict[bytes, set[int]]:
 
 
 _ROW_COUNT_MAX = 50
+_ROW_COUNT_LOOKUPS = 64
 # a count's noun: the next word, or the one after a qualifier ("3 commits", "one untracked file")
 _ROWS_COUNT_NOUN = re.compile(rb"[ \t]+([A-Za-z]+)\b(?:[ \t]+([A-Za-z]+)\b)?")
 _ROW_NOUNS = {
@@ -15456,7 +15461,7 @@ _ROWS_COMMIT_HEADER = re.compile(rb"commit [0-9a-f]{7,40}\b")
 _ROWS_ONELINE_COMMIT = re.compile(rb"(?:\* )?[0-9a-f]{7,40} (?! *$)")
 # (a path: a dot or a slash in it; "12:30:45 INFO" is no hit)
 _ROWS_GREP_HIT = re.compile(rb"([^\s:./]*[./][^\s:]*):[0-9]+:")
-_ROWS_LS_ENTRY = re.compile(rb"([-dlcbps])[rwxsStT-]{9}[.@+]?[ \t]+[0-9]+[ \t].*?[ \t](\S+)(?: -> \S+)?[ \t]*$")
+_ROWS_LS_ENTRY = re.compile(rb"([-dlcbps])[rwxsStT-]{9}[.@+]?[ \t]+[0-9]+[ \t]")
 # a table's header: two or more upper-case column names set apart by two blanks or more
 _ROWS_TABLE_HEADER = re.compile(rb"[ \t]*[A-Z][A-Z0-9_()/-]*(?: [A-Z][A-Z0-9_()/-]*)*"
                            rb"(?:[ \t]{2,}[A-Z][A-Z0-9_()/-]*(?: [A-Z][A-Z0-9_()/-]*)*)+[ \t]*$")
