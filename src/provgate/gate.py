@@ -6693,6 +6693,7 @@ class _Check:
                   lambda o, r: _ground_units_respelled(tables, sources, o, r),
                   lambda o, r: _ground_number_words_in_digits(tables, sources, o, r),
                   lambda o, r: _ground_cardinals_counting_nothing(tables, sources, o, r),
+                  lambda o, r: _ground_counted_rows(tables, sources, o, r),
                   lambda o, r: _ground_dates_and_times(tables, sources, o, r),
                   lambda o, r: _ground_rounded(tables, sources, o, r) if (
                       self.edit.operator in LOSSY_OPERATORS) else (o, r),
@@ -15577,6 +15578,165 @@ _LIST_GOES_ON = re.compile(rb"[ \t]*(?:,|;|and[ \t]|or[ \t])")
 # the words that join a list's last items to earlier ones ("a park as well as road repairs and a library")
 _LIST_JOINED_BEFORE = re.compile(rb"(?:\bas well as|\bplus|\balong with|\btogether with|\bbesides|\bin addition to|"
                                  rb"\bincluding|\bsuch as)[ \t]*\Z")
+
+
+def _ground_counted_rows(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                         row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a small count (at most ``_ROW_COUNT_MAX``) of the rows a
+    listing shows is grounded by a source block that shows exactly that many rows of the shape
+    the count's noun names (red team 141, F09: "Last 3 commits" of ``git log -3``, "2 of 3 pods"
+    of kubectl's three rows, "3 times in 2 files" of three grep hits in two files, "one untracked
+    file" of git status were refused as numbers no source holds). The shapes
+    (:func:`_listed_row_counts`): commit headers and ``--oneline`` lines, the rows of a table
+    under an upper-case header, ``path:line:`` hits and their distinct files, ``ls -l`` entries
+    (files, directories; not ``.``/``..``), git status entries by section. The noun is the word
+    after the count, or after one qualifier ("untracked", "modified", "recent"); any other word
+    before the noun ("2 running pods": a part of the rows) leaves the count a number to ground.
+    "Last 2 commits" of three and "3 files" of two files' hits stay refused."""
+    keep = np.ones(owner.size, dtype=np.bool_)
+    counted: dict[int, dict[bytes, set[int]]] = {}  # (a source's row counts, read once a call)
+    lookups_left = _ROW_COUNT_LOOKUPS  # (bounded: the counts past it stay numbers to ground, fail closed)
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] != _KIND_NUMBER or not sources[t]:
+            continue
+        data, a, b = table.data, int(table.start[r]), int(table.end[r])
+        word = data[a:b]
+        digits = word if word.isdigit() else _DIGITS_OF_CARDINAL.get(word)
+        if digits is None or int(digits) > _ROW_COUNT_MAX:
+            continue
+        m = _ROWS_COUNT_NOUN.match(data, b)
+        if m is None:
+            continue
+        first, second = m.group(1).lower(), (m.group(2) or b"").lower()
+        shape = _ROW_NOUNS.get(first)
+        qualifier = b""
+        if shape is None:
+            qualifier, shape = first, _ROW_NOUNS.get(second)
+        if shape is None or (qualifier and qualifier not in _ROW_QUALIFIERS) or not lookups_left:
+            continue
+        lookups_left -= 1
+        key = shape if qualifier in (b"", *_ROW_NEUTRAL_QUALIFIERS) else qualifier + b" " + shape
+        for x in sources[t]:
+            found = counted.get(id(x))
+            if found is None:
+                found = counted[id(x)] = _listed_row_counts(x.table.data)
+            if int(digits) in found.get(key, ()):
+                keep[n] = False
+                break
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+def _listed_row_counts(data: bytes) -> dict[bytes, set[int]]:
+    """The row counts a source's listings show, by shape (``_ground_counted_rows``): one pass over
+    its lines, each listing's rows counted where it ends."""
+    counts: dict[bytes, set[int]] = {}
+
+    def add(key: bytes, k: int) -> None:
+        if k:
+            counts.setdefault(key, set()).add(k)
+
+    commits = oneline = hits = table_rows = 0
+    hit_files: set[bytes] = set()
+    ls = {b"file": 0, b"directory": 0, b"entry": 0}
+    status: dict[bytes, int] = {}
+    section = b""  # the git status section being read ("untracked", "unstaged", "staged")
+    in_table = False
+    for line in data.split(b"\n"):
+        if in_table:
+            if line.strip() and not line.startswith(b"$ "):
+                table_rows += 1
+                continue
+            add(b"row", table_rows)
+            in_table, table_rows = False, 0
+        if section:
+            if line[:1] in (b"\t", b" ") and line.strip():
+                entry = line.strip()
+                if not entry.startswith(b"("):
+                    status[section + b" file"] = status.get(section + b" file", 0) + 1
+                    tag = _ROWS_STATUS_TAG.match(entry)
+                    if tag is not None:
+                        key = tag.group(1).replace(b" file", b"") + b" file"
+                        status[key] = status.get(key, 0) + 1
+                    if section != b"untracked":
+                        status[b"changed file"] = status.get(b"changed file", 0) + 1
+                continue
+            if not line.strip():
+                continue
+            section = b""
+        m = _ROWS_STATUS_SECTION.match(line)
+        if m is not None:
+            section = _ROWS_STATUS_SECTIONS[m.group(1)]
+        elif _ROWS_COMMIT_HEADER.match(line):
+            commits += 1
+        elif _ROWS_ONELINE_COMMIT.match(line):
+            oneline += 1
+        elif (hit := _ROWS_GREP_HIT.match(line)) is not None:
+            hits += 1
+            hit_files.add(hit.group(1))
+        elif (entry := _ROWS_LS_ENTRY.match(line)) is not None:
+            # (the name is the last word, or the one before " -> " of a link: no regex backtracks over the line)
+            name = line.partition(b" -> ")[0].rsplit(None, 1)[-1]
+            if name not in (b".", b".."):
+                ls[b"entry"] += 1
+                kind = entry.group(1)
+                if kind == b"-":
+                    ls[b"file"] += 1
+                elif kind == b"d":
+                    ls[b"directory"] += 1
+        elif _ROWS_TABLE_HEADER.match(line):
+            in_table = True
+    if in_table:
+        add(b"row", table_rows)
+    add(b"commit", commits)
+    add(b"commit", oneline)
+    add(b"hit", hits)
+    add(b"file", len(hit_files))
+    for key, k in ls.items():
+        add(key, k)
+    if ls[b"entry"]:
+        add(b"row", ls[b"entry"])
+    for key, k in status.items():
+        add(key, k)
+    if status:
+        add(b"file", sum(k for key, k in status.items() if key in (b"untracked file", b"changed file")))
+    return counts
+
+
+_ROW_COUNT_MAX = 50
+_ROW_COUNT_LOOKUPS = 64
+# a count's noun: the next word, or the one after a qualifier ("3 commits", "one untracked file")
+_ROWS_COUNT_NOUN = re.compile(rb"[ \t]+([A-Za-z]+)\b(?:[ \t]+([A-Za-z]+)\b)?")
+_ROW_NOUNS = {
+    **dict.fromkeys((b"commit", b"commits"), b"commit"),
+    **dict.fromkeys((b"time", b"times", b"match", b"matches", b"hit", b"hits", b"occurrence", b"occurrences",
+                     b"place", b"places"), b"hit"),
+    **dict.fromkeys((b"file", b"files"), b"file"),
+    **dict.fromkeys((b"directory", b"directories", b"dir", b"dirs", b"folder", b"folders"), b"directory"),
+    **dict.fromkeys((b"entry", b"entries", b"item", b"items"), b"entry"),
+    **dict.fromkeys((b"row", b"rows", b"pod", b"pods", b"container", b"containers", b"service", b"services",
+                     b"deployment", b"deployments", b"node", b"nodes", b"image", b"images", b"volume", b"volumes",
+                     b"job", b"jobs", b"replica", b"replicas", b"namespace", b"namespaces", b"record", b"records",
+                     b"process", b"processes", b"instance", b"instances", b"release", b"releases", b"task", b"tasks",
+                     b"network", b"networks", b"resource", b"resources"), b"row"),
+}
+# a word before the noun that leaves the count the listing's whole ("3 recent commits"), or names
+# a git status section or tag ("one untracked file", "two modified files"); any other is a part
+_ROW_NEUTRAL_QUALIFIERS = (b"recent", b"latest", b"matching", b"listed")
+_ROW_QUALIFIERS = frozenset((*_ROW_NEUTRAL_QUALIFIERS, b"untracked", b"unstaged", b"staged", b"changed", b"modified",
+                             b"deleted", b"new", b"renamed"))
+_ROWS_STATUS_SECTION = re.compile(rb"(Untracked files|Changes not staged for commit|Changes to be committed):[ \t]*$")
+_ROWS_STATUS_SECTIONS = {b"Untracked files": b"untracked", b"Changes not staged for commit": b"unstaged",
+                    b"Changes to be committed": b"staged"}
+_ROWS_STATUS_TAG = re.compile(rb"(modified|deleted|new file|renamed):")
+_ROWS_COMMIT_HEADER = re.compile(rb"commit [0-9a-f]{7,40}\b")
+_ROWS_ONELINE_COMMIT = re.compile(rb"(?:\* )?[0-9a-f]{7,40} (?! *$)")
+# (a path: a dot or a slash in it; "12:30:45 INFO" is no hit)
+_ROWS_GREP_HIT = re.compile(rb"([^\s:./]*[./][^\s:]*):[0-9]+:")
+_ROWS_LS_ENTRY = re.compile(rb"([-dlcbps])[rwxsStT-]{9}[.@+]?[ \t]+[0-9]+[ \t]")
+# a table's header: two or more upper-case column names set apart by two blanks or more
+_ROWS_TABLE_HEADER = re.compile(rb"[ \t]*[A-Z][A-Z0-9_()/-]*(?: [A-Z][A-Z0-9_()/-]*)*"
+                           rb"(?:[ \t]{2,}[A-Z][A-Z0-9_()/-]*(?: [A-Z][A-Z0-9_()/-]*)*)+[ \t]*$")
 
 
 def _holds_count(table: FactTable, hi: int, lo: int) -> bool:
