@@ -75,15 +75,15 @@ def test_a_row_given_another_rows_figure_is_refused_and_its_twin_accepted(source
     (SQL, "Shipped and pending orders number 1523 and 412."),
     # (two rows named in one clause: a list, its figures may be either's)
     (SQL, "Shipped orders (1523) outnumber pending ones (412)."),
-    (KUBECTL, "Pod api-7d9f8b6c5-z9m1q is crash-looping (14 restarts, last 2m ago); api-7d9f8b6c5-x2k4p "
-              "and worker-5c6b7d8e9-abcde are Running."),
+    (KUBECTL, ("Pod api-7d9f8b6c5-z9m1q is crash-looping (14 restarts, last 2m ago); api-7d9f8b6c5-x2k4p "
+               "and worker-5c6b7d8e9-abcde are Running.")),
     # (a figure below 10 names no row: 2 restarts is worker's, 0 the api pod's)
     (KUBECTL, "worker-5c6b7d8e9-abcde restarted 2 times; it is 5d old."),
-    (LS, "The directory holds README.md (1067 bytes), pyproject.toml (512 bytes), .env (220 bytes) and "
-         "the src and tests directories."),
+    (LS, ("The directory holds README.md (1067 bytes), pyproject.toml (512 bytes), .env (220 bytes) and "
+          "the src and tests directories.")),
     (LS, "src and tests are directories (4096 bytes each)."),
-    (DOCKER, "db (postgres:16) is up on port 5432, cache (redis:7-alpine) on 6379; api (myapp:latest) "
-             "exited with code 1."),
+    (DOCKER, ("db (postgres:16) is up on port 5432, cache (redis:7-alpine) on 6379; api (myapp:latest) "
+              "exited with code 1.")),
     (DOCKER, "Redis listens on 6379/tcp and postgres on 5432."),
     (DOCKER, "Three containers: db, cache and api; api exited 3 minutes ago."),
     (MARKDOWN, "checkout: p95 120 ms with 14 errors; search: 45 ms, 230 errors."),

@@ -6088,16 +6088,25 @@ class _Check:
         if not asked:
             return
         gate = self.gate
+        # (each source's tables read once, kept by its content's key: a window's summaries name
+        # hundreds of sources, most with no table, and are asked again on every check; the
+        # sources a block's provenance names only, not its markers': see docs/gate.md)
+        keys, known = gate._handle_key, _TABLE_ROWS_BY_KEY
         for j in asked:
+            sources = None
+            for h in post_blocks[j].derived_from:
+                if h not in keys or keys[h] not in known:
+                    x = gate.source_facts(h)
+                    if h not in keys:
+                        continue
+                    if len(known) > _TABLE_ROWS_KEPT:
+                        known.clear()
+                    known[keys[h]] = () if x is None else _table_rows(x.table.data)
+                if tables := known[keys[h]]:
+                    sources = [*(sources or ()), (h, tables)]
+            if not sources or not _TABLE_TWO_DIGITS.search(data := self.post_facts[j].table.data):
+                continue  # (no table, or no figure a row may own)
             block = post_blocks[j]
-            data = self.post_facts[j].table.data
-            if not _TABLE_TWO_DIGITS.search(data):
-                continue  # (no figure a row may own: the sources are not read)
-            handles = list(dict.fromkeys(block.provenance + self.cited(j)))
-            sources = [(h, tables) for h in handles if (x := gate.source_facts(h)) is not None
-                       and (tables := _table_rows(x.table.data))]
-            if not sources:
-                continue
             start, listed = 0, False
             for cut in [*_TABLE_CLAUSE_SPLIT.finditer(data), None]:
                 end = len(data) if cut is None else cut.start()
@@ -15916,14 +15925,14 @@ def _paired_elsewhere(index: _PairedIndex, value: bytes, kind: int, clause_value
 # "CONTAINER ID   IMAGE"), as kubectl, docker and ps-like tools print them.
 _TABLE_BLANK_HEADER = re.compile(
     rb"^[ \t]*[A-Z][A-Z0-9_%()/.-]*(?: [A-Z][A-Z0-9_%()/.-]*)*(?:(?: {2,}|\t+)[A-Z][A-Z0-9_%()/.-]*"
-    rb"(?: [A-Z][A-Z0-9_%()/.-]*)*)+[ \t]*\r?$", re.M)
+    rb"(?: [A-Z][A-Z0-9_%()/.-]*)*)+[ \t]*\r?$", re.MULTILINE)
 # A header row of word headers between `|`, then a rule line (psql, markdown).
 _TABLE_PIPE_HEADER = re.compile(
-    rb"^[ \t|]*[A-Za-z][\w ()%/.-]*(?:\|[ \t]*[A-Za-z][\w ()%/.-]*)+\|?[ \t]*\r?\n[ \t|:]*-[-|+: \t]*\r?$", re.M)
+    rb"^[ \t|]*[A-Za-z][\w ()%/.-]*(?:\|[ \t]*[A-Za-z][\w ()%/.-]*)+\|?[ \t]*\r?\n[ \t|:]*-[-|+: \t]*\r?$", re.MULTILINE)
 # `ls -l`'s rows: their size and name (no header, but a shape no prose has).
 _TABLE_LS_ROW = re.compile(
     rb"^[-dlcbps][rwxsStT-]{9}[.@+]?[ \t]+\d+[ \t]+\S+[ \t]+\S+[ \t]+(\d+)[ \t]+[A-Z][a-z]{2}[ \t]+\d+"
-    rb"[ \t]+[\d:]+[ \t]+([^\s/][^\n]*?)[ \t]*\r?$", re.M)
+    rb"[ \t]+[\d:]+[ \t]+([^\s/][^\n]*?)[ \t]*\r?$", re.MULTILINE)
 _TABLE_NUMBER = re.compile(rb"(?<![\w.])\d+(?:\.\d+)?")
 _TABLE_TWO_DIGITS = re.compile(rb"\d[\d.,]*\d")
 _TABLE_CLAUSE_NUMBER = re.compile(rb"(?<![\w.:/-])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.:/-])\d+(?:\.\d+)?")
@@ -15959,7 +15968,12 @@ def _table_row(keys: list[bytes], values: list[bytes], rows: list[tuple[frozense
     rows.append((frozenset(names), frozenset(found)))
 
 
-@functools.lru_cache(maxsize=64)
+# (a source's tables by its content's key, as Gate._handle_key gives it; cleared past the bound)
+_TABLE_ROWS_BY_KEY: dict[Any, tuple[Any, ...]] = {}
+_TABLE_ROWS_KEPT = 1 << 15
+
+
+@functools.lru_cache(maxsize=256)
 def _table_rows(data: bytes) -> tuple[tuple[tuple[frozenset[bytes], frozenset[bytes]], ...], ...]:
     """The tables a source writes, each its rows as (the row's keys, its figures >= 10): a
     table is a header row then two or more rows shaped as it (blank-aligned under upper-case
@@ -15968,11 +15982,13 @@ def _table_rows(data: bytes) -> tuple[tuple[tuple[frozenset[bytes], frozenset[by
     a source with none of their shapes is not read further."""
     tables: list[list[tuple[frozenset[bytes], frozenset[bytes]]]] = []
     ls_rows: list[tuple[frozenset[bytes], frozenset[bytes]]] = []
-    for m in _TABLE_LS_ROW.finditer(data):
+    # (each shape's searched for only where a plain search finds its mark: the sources of a
+    # window's summaries are most of its bytes)
+    for m in _TABLE_LS_ROW.finditer(data) if b"\n-r" in data or b"\ndr" in data or b"\nlr" in data else ():
         _table_row([m[2]], [m[1]], ls_rows)
     if len(ls_rows) >= 2:
         tables.append(ls_rows)
-    for m in _TABLE_BLANK_HEADER.finditer(data):
+    for m in _TABLE_BLANK_HEADER.finditer(data) if b"  " in data or b"\t" in data else ():
         header = m[0].rstrip(b"\r")
         cells = [(c.start(), c[0]) for c in re.finditer(rb"\S+(?: \S+)*", header)]
         starts = [s for s, _ in cells]
@@ -15993,7 +16009,7 @@ def _table_rows(data: bytes) -> tuple[tuple[tuple[frozenset[bytes], frozenset[by
             pos = end + 1
         if len(rows) >= 2:
             tables.append(rows)
-    for m in _TABLE_PIPE_HEADER.finditer(data):
+    for m in _TABLE_PIPE_HEADER.finditer(data) if b"-|" in data or b"|-" in data or b"-+-" in data else ():
         width = len([c for c in m[0].split(b"\n", 1)[0].strip().strip(b"|").split(b"|")])
         rows = []
         pos = m.end() + 1
