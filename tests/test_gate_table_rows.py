@@ -93,13 +93,13 @@ def test_a_rows_own_figures_or_a_list_of_rows_are_accepted(source, honest):
 
 
 def test_the_tables_read_and_their_keys():
-    (sql,) = _table_rows(SQL.encode())
+    (sql,) = _table_rows(SQL.encode())[0]
     assert [sorted(k) for k, _ in sql] == [[b"shipped"], [b"pending"], [b"cancelled"]]
     assert [sorted(v) for _, v in sql] == [[b"1523"], [b"412"], [b"37"]]
-    (docker,) = _table_rows(DOCKER.encode())
+    (docker,) = _table_rows(DOCKER.encode())[0]
     # (the container id, the image and its name, the container's name; the port's figures)
     assert {b"db", b"postgres", b"postgres:16"} <= docker[0][0] and docker[1][1] == {b"6379"}
-    (kube,) = _table_rows(KUBECTL.encode())
+    (kube,) = _table_rows(KUBECTL.encode())[0]
     assert [v for _, v in kube] == [frozenset(), frozenset({b"14"}), frozenset()]
     # (prose with figures, a header with one row: no table)
     assert _table_rows(b"NAME  AGE\nweb   12d\n\nWe shipped 412 orders and 37 were cancelled.\n") == ()

@@ -6119,11 +6119,11 @@ class _Check:
                 for h, tables in sources:
                     if (hit := _table_row_swapped(clause, tables)) is None:
                         if hit is None and cut is not None and cut[0][:1] not in b".;!?\n" and _table_keys_listed(
-                                clause, tables):
+                                clause, tables[1]):
                             listed = True
                             break
                         continue
-                    key, figure, _, _, _ = hit
+                    key, figure = hit
                     text, said = key.decode("utf-8", "replace"), figure.decode("utf-8", "replace")
                     self.violate("I1", f"block {block.id!r} gives {text!r} the figure {said!r}, which its source "
                                  f"{h!r} writes in another row of its table and not in {text!r}'s: a summary "
@@ -15935,6 +15935,7 @@ _TABLE_LS_ROW = re.compile(
     rb"[ \t]+[\d:]+[ \t]+([^\s/][^\n]*?)[ \t]*\r?$", re.MULTILINE)
 _TABLE_NUMBER = re.compile(rb"(?<![\w.])\d+(?:\.\d+)?")
 _TABLE_TWO_DIGITS = re.compile(rb"\d[\d.,]*\d")
+_TABLE_KEY_TOKEN = re.compile(rb"\w(?:[\w.:@/+-]*\w)?")
 _TABLE_CLAUSE_NUMBER = re.compile(rb"(?<![\w.:/-])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.:/-])\d+(?:\.\d+)?")
 _TABLE_CLAUSE_SPLIT = re.compile(rb"[.;!?](?=\s|$)|,\s|\s(?:and|but|while|whereas)\s|\n|:\s")
 # (headers whose cells name their row as its first cell does: a pod, a container, a file, an image)
@@ -15974,8 +15975,9 @@ _TABLE_ROWS_KEPT = 1 << 15
 
 
 @functools.lru_cache(maxsize=256)
-def _table_rows(data: bytes) -> tuple[tuple[tuple[frozenset[bytes], frozenset[bytes]], ...], ...]:
-    """The tables a source writes, each its rows as (the row's keys, its figures >= 10): a
+def _table_rows(data: bytes) -> tuple[Any, ...]:
+    """The tables a source writes, each its rows as (the row's keys, its figures >= 10), with
+    the rows each key names and the (table, figure) pairs its rows write; () for none. A
     table is a header row then two or more rows shaped as it (blank-aligned under upper-case
     headers, or `|`-separated under word headers and a rule line), or `ls -l`'s rows. A key
     written in two rows of a table names neither (``Running``). One pass of three searches;
@@ -16023,48 +16025,59 @@ def _table_rows(data: bytes) -> tuple[tuple[tuple[frozenset[bytes], frozenset[by
             pos = end + 1
         if len(rows) >= 2:
             tables.append(rows)
+    if not tables:
+        return ()
     out = []
-    for rows in tables:
+    index: dict[bytes, list[tuple[int, int]]] = {}
+    figures_at: set[tuple[int, bytes]] = set()  # (table, figure) of the figures its rows write
+    for t, rows in enumerate(tables):
         seen = Counter(k for keys, _ in rows for k in keys)
         out.append(tuple((frozenset(k for k in keys if seen[k] == 1), values) for keys, values in rows))
-    return tuple(out)
+        for r, (keys, values) in enumerate(out[-1]):
+            for key in keys:
+                index.setdefault(key, []).append((t, r))
+            figures_at.update((t, v) for v in values)
+    return tuple(out), index, figures_at
 
 
-def _table_keys_listed(clause: bytes, tables: Sequence[Sequence[tuple[frozenset[bytes], frozenset[bytes]]]]) -> bool:
+def _table_named(clause: bytes, index: Mapping[bytes, list[tuple[int, int]]]) -> list[tuple[int, int, int, int]]:
+    """(table, row, start, end) of each row key the clause names: its tokens looked up, so a
+    clause is read once whatever its source's tables hold (a key holding a blank is not read)."""
+    return [(t, r, m.start(), m.end()) for m in _TABLE_KEY_TOKEN.finditer(clause.lower()) if m[0] in index
+            for t, r in index[m[0]]]
+
+
+def _table_keys_listed(clause: bytes, index: Mapping[bytes, list[tuple[int, int]]]) -> bool:
     """Whether the clause names a row's key and holds no figure a row may own (a list of keys
     whose figures follow)."""
     if any(v is not None for m in _TABLE_CLAUSE_NUMBER.finditer(clause) if (v := _table_number(m[0]))):
         return False
-    low = clause.lower()
-    return any(key in low and re.search(rb"(?<![\w.-])" + re.escape(key) + rb"(?![\w-]|\.\w)", low)
-               for rows in tables for keys, _ in rows for key in keys)
+    return bool(_table_named(clause, index))
 
 
-def _table_row_swapped(clause: bytes, tables: Sequence[Sequence[tuple[frozenset[bytes], frozenset[bytes]]]]
-                       ) -> tuple[bytes, bytes, int, int, int] | None:
-    """(the key, the figure, table, its row, the other row) where the clause names one row's key
-    (and no other row's) with a figure of another row and none of its own row's figures;
-    None where it does not (a clause naming two rows is a list, left be)."""
-    low = clause.lower()
-    for t, rows in enumerate(tables):
-        named = []
-        blanked = low
-        for r, (keys, _) in enumerate(rows):
-            for key in keys:
-                if key in low and (hit := re.search(rb"(?<![\w.-])" + re.escape(key) + rb"(?![\w-]|\.\w)", blanked)):
-                    named.append((r, clause[hit.start():hit.end()]))
-                    blanked = blanked[:hit.start()] + b" " * len(key) + blanked[hit.end():]
-        if len({r for r, _ in named}) != 1:
+def _table_row_swapped(clause: bytes, read: tuple[Any, ...]) -> tuple[bytes, bytes] | None:
+    """(the key as the clause writes it, the figure) where the clause names one row's key (and
+    no other row's of its table) with a figure another row of that table writes and none of
+    its own row's figures; None where it does not (a clause naming two rows is a list)."""
+    tables, index, figures_at = read
+    named = _table_named(clause, index)
+    if not named:
+        return None
+    for t in dict.fromkeys(t for t, _, _, _ in named):
+        hits = [(r, start, end) for u, r, start, end in named if u == t]
+        if len({r for r, _, _ in hits}) != 1:
             continue
-        r, key = named[0]
-        figures = [v for m in _TABLE_CLAUSE_NUMBER.finditer(blanked) if (v := _table_number(m[0])) is not None]
-        own = rows[r][1]
+        r = hits[0][0]
+        blanked = bytearray(clause)
+        for _, start, end in hits:
+            blanked[start:end] = b" " * (end - start)
+        figures = [v for m in _TABLE_CLAUSE_NUMBER.finditer(bytes(blanked)) if (v := _table_number(m[0])) is not None]
+        own = tables[t][r][1]
         if not figures or any(v in own for v in figures):
             continue
         for v in figures:
-            others = [o for o, (_, values) in enumerate(rows) if o != r and v in values]
-            if others:
-                return key, v, t, r, others[0]
+            if (t, v) in figures_at:
+                return clause[hits[0][1]:hits[0][2]], v
     return None
 
 
