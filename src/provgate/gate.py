@@ -3850,6 +3850,7 @@ class _Check:
                 self._timed("I1", self._check_units_grounded)
                 self._timed("I1", self._check_dates_times_said)
                 self._timed("I1", self._check_identifiers_repaired)
+                self._timed("I1", self._check_table_rows_repaired)
                 self._timed("I1", self._check_pins_in_context)
                 self._timed("I1", self._check_versions_said)
                 self._timed("I1", self._check_versions_owned)
@@ -6241,6 +6242,65 @@ class _Check:
                         break
                 if refused:
                     break
+
+    def _check_table_rows_repaired(self) -> None:
+        """A derived block keeps each row of a source's table with its own figures: every key
+        and every figure of a table is grounded somewhere in it, so a summary giving one row
+        another row's count, size, restarts or port was accepted (red team 141, F16: psql's
+        ``shipped 1523, pending 412`` summarized "pending 1523"; kubectl's other pod's 14
+        restarts; ``ls -la``'s sizes swapped; redis's port given to postgres). Refused where a
+        clause (a sentence cut at ``;``, ``,``, ``and``, ``but``, ``:``) names one row's key
+        (:func:`_table_rows`) and no other row's, with a figure (>= 10, or with decimals) that
+        another row of that table writes and none of its own row's figures. Only sources with
+        a table are read, once each (cached by their bytes)."""
+        post_blocks = self.post.blocks
+        asked = [j for j in sorted(set(self.changed + self.restated)) if post_blocks[j].derived]
+        if not asked:
+            return
+        gate = self.gate
+        # (each source's tables read once, kept by its content's key: a window's summaries name
+        # hundreds of sources, most with no table, and are asked again on every check; the
+        # sources a block's provenance names only, not its markers': see docs/gate.md)
+        keys, known = gate._handle_key, _TABLE_ROWS_BY_KEY
+        for j in asked:
+            sources = None
+            for h in post_blocks[j].derived_from:
+                if h not in keys or keys[h] not in known:
+                    x = gate.source_facts(h)
+                    if h not in keys:
+                        continue
+                    if len(known) > _TABLE_ROWS_KEPT:
+                        known.clear()
+                    known[keys[h]] = () if x is None else _table_rows(x.table.data)
+                if tables := known[keys[h]]:
+                    sources = [*(sources or ()), (h, tables)]
+            if not sources or not _TABLE_TWO_DIGITS.search(data := self.post_facts[j].table.data):
+                continue  # (no table, or no figure a row may own)
+            block = post_blocks[j]
+            start, listed = 0, False
+            for cut in [*_TABLE_CLAUSE_SPLIT.finditer(data), None]:
+                end = len(data) if cut is None else cut.start()
+                clause, start = data[start:end], (len(data) if cut is None else cut.end())
+                if listed:
+                    # (keys listed before their figures: "Shipped and pending orders number 1523
+                    # and 412." pairs them respectively, the sentence's rest is left be)
+                    listed = cut is not None and cut[0][:1] not in b".;!?\n"
+                    continue
+                for h, tables in sources:
+                    if (hit := _table_row_swapped(clause, tables)) is None:
+                        if hit is None and cut is not None and cut[0][:1] not in b".;!?\n" and _table_keys_listed(
+                                clause, tables[1]):
+                            listed = True
+                            break
+                        continue
+                    key, figure = hit
+                    text, said = key.decode("utf-8", "replace"), figure.decode("utf-8", "replace")
+                    self.violate("I1", f"block {block.id!r} gives {text!r} the figure {said!r}, which its source "
+                                 f"{h!r} writes in another row of its table and not in {text!r}'s: a summary "
+                                 "keeps each row's figures with its own key", block=block.id, value=said,
+                                 evidence={"text": clause.decode("utf-8", "replace")[:200], "key": text,
+                                           "source": h, "change": "table_row_repaired"})
+                    return
 
     def _check_units_grounded(self) -> None:
         """A new or changed block's figure with a unit after it (``30 minutes``) keeps the unit
@@ -16289,6 +16349,167 @@ def _paired_elsewhere(index: _PairedIndex, value: bytes, kind: int, clause_value
             continue  # (its own partner named too: a clause about both lines)
         partner = foreign[0]
         return cls, partner, own[0], min(line for line in lines_of[partner] & foreign_lines)
+    return None
+
+
+# --- rows of a table re-paired (red team 141, F16): _check_table_rows_repaired's helpers ---
+# A header row of upper-case headers, two or more blanks between them ("NAME   READY   STATUS",
+# "CONTAINER ID   IMAGE"), as kubectl, docker and ps-like tools print them.
+_TABLE_BLANK_HEADER = re.compile(
+    rb"^[ \t]*[A-Z][A-Z0-9_%()/.-]*(?: [A-Z][A-Z0-9_%()/.-]*)*(?:(?: {2,}|\t+)[A-Z][A-Z0-9_%()/.-]*"
+    rb"(?: [A-Z][A-Z0-9_%()/.-]*)*)+[ \t]*\r?$", re.MULTILINE)
+# A header row of word headers between `|`, then a rule line (psql, markdown).
+_TABLE_PIPE_HEADER = re.compile(
+    rb"^[ \t|]*[A-Za-z][\w ()%/.-]*(?:\|[ \t]*[A-Za-z][\w ()%/.-]*)+\|?[ \t]*\r?\n[ \t|:]*-[-|+: \t]*\r?$", re.MULTILINE)
+# `ls -l`'s rows: their size and name (no header, but a shape no prose has).
+_TABLE_LS_ROW = re.compile(
+    rb"^[-dlcbps][rwxsStT-]{9}[.@+]?[ \t]+\d+[ \t]+\S+[ \t]+\S+[ \t]+(\d+)[ \t]+[A-Z][a-z]{2}[ \t]+\d+"
+    rb"[ \t]+[\d:]+[ \t]+([^\s/][^\n]*?)[ \t]*\r?$", re.MULTILINE)
+_TABLE_NUMBER = re.compile(rb"(?<![\w.])\d+(?:\.\d+)?")
+_TABLE_TWO_DIGITS = re.compile(rb"\d[\d.,]*\d")
+_TABLE_KEY_TOKEN = re.compile(rb"\w(?:[\w.:@/+-]*\w)?")
+_TABLE_CLAUSE_NUMBER = re.compile(rb"(?<![\w.:/-])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.:/-])\d+(?:\.\d+)?")
+_TABLE_CLAUSE_SPLIT = re.compile(rb"[.;!?](?=\s|$)|,\s|\s(?:and|but|while|whereas)\s|\n|:\s")
+# (headers whose cells name their row as its first cell does: a pod, a container, a file, an image)
+_TABLE_KEY_HEADERS = frozenset((b"name", b"names", b"image", b"file", b"filename", b"pod", b"container",
+                                b"service", b"host", b"node", b"repository", b"package"))
+
+
+def _table_number(raw: bytes) -> bytes | None:
+    """A table's or a clause's figure as compared (``1,523`` is ``1523``, ``2850.00`` is
+    ``2850``), or None below 10 with no decimals: small counts (``1/1``, ``2 hours``) are
+    everywhere in a table and name no row."""
+    raw = raw.replace(b",", b"")
+    if b"." in raw:
+        raw = raw.rstrip(b"0").rstrip(b".")
+    elif int(raw) < 10:
+        return None
+    return raw
+
+
+def _table_row(keys: list[bytes], values: list[bytes], rows: list[tuple[frozenset[bytes], frozenset[bytes]]]) -> None:
+    found = {v for raw in values for m in _TABLE_NUMBER.finditer(raw) if (v := _table_number(m[0])) is not None}
+    names: set[bytes] = set()
+    for key in keys:
+        key = key.strip().lower()
+        if len(key) >= 2 and not key.replace(b".", b"").isdigit() and key not in (b"..",):
+            names.add(key)
+            # (an image or a path is named by its name too: "postgres" of "postgres:16")
+            stem = re.split(rb"[:@]", key.rsplit(b"/", 1)[-1], maxsplit=1)[0]
+            if len(stem) >= 3 and stem != key and stem.isalpha():
+                names.add(stem)
+    rows.append((frozenset(names), frozenset(found)))
+
+
+# (a source's tables by its content's key, as Gate._handle_key gives it; cleared past the bound)
+_TABLE_ROWS_BY_KEY: dict[Any, tuple[Any, ...]] = {}
+_TABLE_ROWS_KEPT = 1 << 15
+
+
+@functools.lru_cache(maxsize=256)
+def _table_rows(data: bytes) -> tuple[Any, ...]:
+    """The tables a source writes, each its rows as (the row's keys, its figures >= 10), with
+    the rows each key names and the (table, figure) pairs its rows write; () for none. A
+    table is a header row then two or more rows shaped as it (blank-aligned under upper-case
+    headers, or `|`-separated under word headers and a rule line), or `ls -l`'s rows. A key
+    written in two rows of a table names neither (``Running``). One pass of three searches;
+    a source with none of their shapes is not read further."""
+    tables: list[list[tuple[frozenset[bytes], frozenset[bytes]]]] = []
+    ls_rows: list[tuple[frozenset[bytes], frozenset[bytes]]] = []
+    # (each shape's searched for only where a plain search finds its mark: the sources of a
+    # window's summaries are most of its bytes)
+    for m in _TABLE_LS_ROW.finditer(data) if b"\n-r" in data or b"\ndr" in data or b"\nlr" in data else ():
+        _table_row([m[2]], [m[1]], ls_rows)
+    if len(ls_rows) >= 2:
+        tables.append(ls_rows)
+    for m in _TABLE_BLANK_HEADER.finditer(data) if b"  " in data or b"\t" in data else ():
+        header = m[0].rstrip(b"\r")
+        cells = [(c.start(), c[0]) for c in re.finditer(rb"\S+(?: \S+)*", header)]
+        starts = [s for s, _ in cells]
+        keyed = [0] + [i for i, (_, c) in enumerate(cells) if i and c.lower() in _TABLE_KEY_HEADERS]
+        rows: list[tuple[frozenset[bytes], frozenset[bytes]]] = []
+        pos = m.end() + 1
+        while pos < len(data):
+            end = data.find(b"\n", pos)
+            end = len(data) if end < 0 else end
+            line = data[pos:end].rstrip(b"\r")
+            # (a row of the table: its cells start under the headers', a blank before each)
+            if not line.strip() or len(line) <= starts[-1] and len(line.split()) < 2 or line[:1].isspace() or any(
+                    s < len(line) and line[s - 1:s] not in (b" ", b"\t") for s in starts[1:]):
+                break
+            bounds = [*starts, len(line)]
+            cell = [line[bounds[i]:bounds[i + 1]] for i in range(len(starts))]
+            _table_row([cell[i] for i in keyed], [c for i, c in enumerate(cell) if i not in keyed], rows)
+            pos = end + 1
+        if len(rows) >= 2:
+            tables.append(rows)
+    for m in _TABLE_PIPE_HEADER.finditer(data) if b"-|" in data or b"|-" in data or b"-+-" in data else ():
+        width = len([c for c in m[0].split(b"\n", 1)[0].strip().strip(b"|").split(b"|")])
+        rows = []
+        pos = m.end() + 1
+        while pos < len(data):
+            end = data.find(b"\n", pos)
+            end = len(data) if end < 0 else end
+            cell = data[pos:end].strip().strip(b"|").split(b"|")
+            if len(cell) != width:
+                break
+            _table_row([cell[0]], cell[1:], rows)
+            pos = end + 1
+        if len(rows) >= 2:
+            tables.append(rows)
+    if not tables:
+        return ()
+    out = []
+    index: dict[bytes, list[tuple[int, int]]] = {}
+    figures_at: set[tuple[int, bytes]] = set()  # (table, figure) of the figures its rows write
+    for t, rows in enumerate(tables):
+        seen = Counter(k for keys, _ in rows for k in keys)
+        out.append(tuple((frozenset(k for k in keys if seen[k] == 1), values) for keys, values in rows))
+        for r, (keys, values) in enumerate(out[-1]):
+            for key in keys:
+                index.setdefault(key, []).append((t, r))
+            figures_at.update((t, v) for v in values)
+    return tuple(out), index, figures_at
+
+
+def _table_named(clause: bytes, index: Mapping[bytes, list[tuple[int, int]]]) -> list[tuple[int, int, int, int]]:
+    """(table, row, start, end) of each row key the clause names: its tokens looked up, so a
+    clause is read once whatever its source's tables hold (a key holding a blank is not read)."""
+    return [(t, r, m.start(), m.end()) for m in _TABLE_KEY_TOKEN.finditer(clause.lower()) if m[0] in index
+            for t, r in index[m[0]]]
+
+
+def _table_keys_listed(clause: bytes, index: Mapping[bytes, list[tuple[int, int]]]) -> bool:
+    """Whether the clause names a row's key and holds no figure a row may own (a list of keys
+    whose figures follow)."""
+    if any(v is not None for m in _TABLE_CLAUSE_NUMBER.finditer(clause) if (v := _table_number(m[0]))):
+        return False
+    return bool(_table_named(clause, index))
+
+
+def _table_row_swapped(clause: bytes, read: tuple[Any, ...]) -> tuple[bytes, bytes] | None:
+    """(the key as the clause writes it, the figure) where the clause names one row's key (and
+    no other row's of its table) with a figure another row of that table writes and none of
+    its own row's figures; None where it does not (a clause naming two rows is a list)."""
+    tables, index, figures_at = read
+    named = _table_named(clause, index)
+    if not named:
+        return None
+    for t in dict.fromkeys(t for t, _, _, _ in named):
+        hits = [(r, start, end) for u, r, start, end in named if u == t]
+        if len({r for r, _, _ in hits}) != 1:
+            continue
+        r = hits[0][0]
+        blanked = bytearray(clause)
+        for _, start, end in hits:
+            blanked[start:end] = b" " * (end - start)
+        figures = [v for m in _TABLE_CLAUSE_NUMBER.finditer(bytes(blanked)) if (v := _table_number(m[0])) is not None]
+        own = tables[t][r][1]
+        if not figures or any(v in own for v in figures):
+            continue
+        for v in figures:
+            if (t, v) in figures_at:
+                return clause[hits[0][1]:hits[0][2]], v
     return None
 
 
