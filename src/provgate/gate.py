@@ -15704,7 +15704,7 @@ def _paired_index(data: bytes) -> _PairedIndex:
         value = m[0]
         kind = m.lastindex or 0
         for alias in ((value, *(value[:n] for n in range(7, min(len(value), 13))))
-                      if kind == _PAIRED_DIGEST_KIND and len(value) > 7 else (value,)):
+                      if kind == _PAIRED_DIGEST_KIND and len(value) > 12 else (value,)):
             # (a full digest is named by its abbreviations too: git log writes 40 hex digits, a
             # summary the 7 to 12 of --oneline)
             lines = value_lines.setdefault(alias, [])
