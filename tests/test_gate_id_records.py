@@ -121,3 +121,10 @@ def test_a_tracebacks_frames_keep_their_own_lines():
                  block="s", value="/app/src/config.py")
     assert found.evidence["change"] == "identifier_repaired"
     assert_accepted(_summarize(TRACEBACK, "/app/src/config.py line 8 raised FileNotFoundError."))
+
+
+def test_a_tracebacks_frame_reads_its_exceptions_words():
+    source = TRACEBACK.replace("FileNotFoundError: [Errno 2] No such file or directory:", "OSError: cannot read")
+    assert_accepted(_summarize(source, "/app/src/config.py raised OSError for /etc/app/config.yaml."))
+    assert_accepted(_summarize(source, "/app/src/config.py line 8 raised OSError."))
+    find(_summarize(source, "/app/src/config.py line 19 raised OSError."), "I1", block="s", value="/app/src/config.py")

@@ -15680,8 +15680,9 @@ def _paired_index(data: bytes) -> _PairedIndex:
     line_spans: dict[int, tuple[int, int]] = {}
     blanks: dict[int, list[tuple[int, int]]] = {}
     # (a record spread over lines is one line of its values: a git log's commit, a traceback)
-    folds, read_spans, author_spans = _paired_records(data)
+    folds, read_spans, author_spans, events = _paired_records(data)
     fold_starts = [f[0] for f in folds]
+    event_starts = [f[0] for f in events]
     every_blank: list[tuple[int, int]] = []
     line = scanned = 0
     for m in _PAIRED_VALUE.finditer(data):
@@ -15713,7 +15714,7 @@ def _paired_index(data: bytes) -> _PairedIndex:
             line_values.setdefault(named, set()).add(alias)
         kind_lines.setdefault(kind, set()).add(named)
         blanks.setdefault(named, []).append((s, m.end()))
-        if folds:
+        if folds or events:
             every_blank.append((s, m.end()))
     token_lines: tuple[dict[bytes, set[int]], ...] = ({}, {}, {})
     kv_lines, value_token_lines, word_lines = token_lines
@@ -15730,7 +15731,13 @@ def _paired_index(data: bytes) -> _PairedIndex:
             # (a commit's author is its key's value: "Author: Jane Doe" of another commit is a
             # partner of its own class, asked before the message's words)
             kv = {*kv, *(t for _, t in paired_tokens(data, *author_spans[line], []))}
-        for _, t in paired_tokens(data, s, e, line_blanks):
+        found = paired_tokens(data, s, e, line_blanks)
+        if events and (k := bisect.bisect_right(event_starts, s) - 1) >= 0 and s < events[k][1]:
+            # (a traceback's frame reads its exception's words: "config.py raised KeyError")
+            es, ee = events[k][2:]
+            found += paired_tokens(data, es, ee, every_blank[bisect.bisect_left(every_blank, (es, 0)):
+                                                             bisect.bisect_left(every_blank, (ee, 0))])
+        for _, t in found:
             # (a word is letters and apostrophes, a token holding a digit never one)
             lines_of = kv_lines if t in kv else word_lines if t.isalpha() or not _PAIRED_DIGIT.search(t) else value_token_lines
             if (at := lines_of.get(t)) is None:
@@ -15758,11 +15765,13 @@ _PAIRED_DIGEST_KIND, _PAIRED_PATH_KIND = 3, 7
 
 
 def _paired_records(data: bytes) -> tuple[list[tuple[int, int, int]], dict[int, tuple[int, int]],
-                                          dict[int, tuple[int, int]]]:
+                                          dict[int, tuple[int, int]], list[tuple[int, int, int, int]]]:
     """The records of a source read as one line each: the spans whose values are named by one
     line (start, end, the line's start: a git commit's lines), the spans a line's tokens are
     read from when not its own (a traceback's exception line: the traceback's), and each git
-    commit's author's span (by the commit's line). Each a linear pass; none without its lead."""
+    commit's author's span (by the commit's line), and each traceback's frames' span with its
+    exception line's, whose words each frame reads. Each a linear pass; none without its lead."""
+    events: list[tuple[int, int, int, int]] = []
     folds: list[tuple[int, int, int]] = []
     read_spans: dict[int, tuple[int, int]] = {}
     authors: dict[int, tuple[int, int]] = {}
@@ -15785,8 +15794,9 @@ def _paired_records(data: bytes) -> tuple[list[tuple[int, int, int]], dict[int, 
                 nl = data.find(b"\n", at)
                 at = len(data) if nl < 0 else nl + 1
             if at < len(data) and data[at] not in b"\r\n":
-                read_spans[at] = (m.start(), len(data) if (nl := data.find(b"\n", at)) < 0 else nl)
-    return folds, read_spans, authors
+                read_spans[at] = (m.start(), end := len(data) if (nl := data.find(b"\n", at)) < 0 else nl)
+                events.append((m.end(), at, at, end))
+    return folds, read_spans, authors, events
 
 
 def _paired_clauses(data: bytes) -> list[tuple[int, int, list[tuple[int, int, bytes, int]]]]:
