@@ -93,8 +93,8 @@ def test_a_commit_records_partner_given_to_another_commit_is_refused_and_its_twi
 
 
 @pytest.mark.parametrize("honest", [
-    "The log: 4f1e2d3 (Jane Doe) fixes the retry backoff, 9c8b7a6 (Bob Smith) adds a Redis cache "
-    "layer and 1a2b3c4 (Jane Doe) bumps numpy to 1.26.4.",
+    ("The log: 4f1e2d3 (Jane Doe) fixes the retry backoff, 9c8b7a6 (Bob Smith) adds a Redis cache "
+     "layer and 1a2b3c4 (Jane Doe) bumps numpy to 1.26.4."),
     "Jane Doe authored 4f1e2d3 and 1a2b3c4; Bob Smith added the Redis cache layer in 9c8b7a6.",
     "Commits 4f1e2d3 and 9c8b7a6 were by Jane Doe and Bob Smith respectively.",
     "The latest commit, 4f1e2d3c5b6a79808f7e6d5c4b3a29181716151a, is Jane Doe's retry backoff fix.",
@@ -105,8 +105,8 @@ def test_honest_summaries_of_a_git_log_stay_accepted(honest):
 
 
 @pytest.mark.parametrize("honest", [
-    "The app crashed at startup with FileNotFoundError: /etc/app/config.yaml does not exist "
-    "(load_config in src/config.py line 8, called from main at line 19).",
+    ("The app crashed at startup with FileNotFoundError: /etc/app/config.yaml does not exist "
+     "(load_config in src/config.py line 8, called from main at line 19)."),
     "The config file /etc/app/config.yaml is missing; load_config in src/config.py raised FileNotFoundError.",
     "FileNotFoundError: /etc/app/config.yaml does not exist.",
     "load_config in /app/src/config.py line 8 could not open /etc/app/config.yaml.",

@@ -15757,10 +15757,10 @@ def _paired_index(data: bytes) -> _PairedIndex:
 # F11): a default git log's or git show's commit (``commit <sha>``, ``Author:``, ``Date:``, the
 # message, up to the next commit or its diff), and a Python traceback, whose exception line
 # reads the words of its frames.
-_PAIRED_GIT_RECORD = re.compile(rb"^commit [0-9a-f]{7,40}\b[^\n]*\n(?:Merge:[^\n]*\n)?Author:", re.M)
-_PAIRED_GIT_RECORD_END = re.compile(rb"^(?:commit [0-9a-f]{7,40}\b|diff --git )", re.M)
-_PAIRED_GIT_AUTHOR = re.compile(rb"^(?:Author|Commit):[ \t]+([^<\n]*)", re.M)
-_PAIRED_TRACEBACK = re.compile(rb"^Traceback \(most recent call last\):[ \t]*\r?\n", re.M)
+_PAIRED_GIT_RECORD = re.compile(rb"^commit [0-9a-f]{7,40}\b[^\n]*\n(?:Merge:[^\n]*\n)?Author:", re.MULTILINE)
+_PAIRED_GIT_RECORD_END = re.compile(rb"^(?:commit [0-9a-f]{7,40}\b|diff --git )", re.MULTILINE)
+_PAIRED_GIT_AUTHOR = re.compile(rb"^(?:Author|Commit):[ \t]+([^<\n]*)", re.MULTILINE)
+_PAIRED_TRACEBACK = re.compile(rb"^Traceback \(most recent call last\):[ \t]*\r?\n", re.MULTILINE)
 _PAIRED_DIGEST_KIND, _PAIRED_PATH_KIND = 3, 7
 
 
