@@ -16171,6 +16171,11 @@ def _paired_index(data: bytes) -> _PairedIndex:
     line_values: dict[int, set[bytes]] = {}
     line_spans: dict[int, tuple[int, int]] = {}
     blanks: dict[int, list[tuple[int, int]]] = {}
+    # (a record spread over lines is one line of its values: a git log's commit, a traceback)
+    folds, read_spans, author_spans, events = _paired_records(data)
+    fold_starts = [f[0] for f in folds]
+    event_starts = [f[0] for f in events]
+    every_blank: list[tuple[int, int]] = []
     line = scanned = 0
     for m in _PAIRED_VALUE.finditer(data):
         s = m.start()
@@ -16179,24 +16184,52 @@ def _paired_index(data: bytes) -> _PairedIndex:
         if (nl := data.rfind(b"\n", scanned, s)) >= 0:
             line = nl + 1
         scanned = s
-        span = line_spans.get(line)
+        named = line
+        if folds and (k := bisect.bisect_right(fold_starts, s) - 1) >= 0 and s < folds[k][1]:
+            named = folds[k][2]
+        span = line_spans.get(named)
         if span is None:
-            e = data.find(b"\n", s)
-            span = line_spans[line] = (line, len(data) if e < 0 else e)
+            if named != line:
+                span = line_spans[named] = (named, folds[k][1])
+            else:
+                e = data.find(b"\n", s)
+                span = line_spans[line] = (line, len(data) if e < 0 else e)
         value = m[0]
-        lines = value_lines.setdefault(value, [])
-        if not lines or lines[-1] != line:
-            lines.append(line)
-        kind_lines.setdefault(m.lastindex or 0, set()).add(line)
-        line_values.setdefault(line, set()).add(value)
-        blanks.setdefault(line, []).append((s, m.end()))
+        kind = m.lastindex or 0
+        for alias in ((value, *(value[:n] for n in range(7, min(len(value), 13))))
+                      if kind == _PAIRED_DIGEST_KIND and len(value) > 12 else (value,)):
+            # (a full digest is named by its abbreviations too: git log writes 40 hex digits, a
+            # summary the 7 to 12 of --oneline)
+            lines = value_lines.setdefault(alias, [])
+            if not lines or lines[-1] != named:
+                lines.append(named)
+            line_values.setdefault(named, set()).add(alias)
+        kind_lines.setdefault(kind, set()).add(named)
+        blanks.setdefault(named, []).append((s, m.end()))
+        if folds or events:
+            every_blank.append((s, m.end()))
     token_lines: tuple[dict[bytes, set[int]], ...] = ({}, {}, {})
     kv_lines, value_token_lines, word_lines = token_lines
     for line, (s, e) in line_spans.items():
+        line_blanks = blanks[line]
+        if line in read_spans:
+            # (a traceback's exception line reads its frames' words: one event)
+            s, e = read_spans[line]
+            line_blanks = every_blank[bisect.bisect_left(every_blank, (s, 0)):bisect.bisect_left(every_blank, (e, 0))]
         # (a key's value needs a "=" or ": " on its line: the key pattern's pass costs a token pass)
         kv = {t for m in _PAIRED_KV.finditer(data, s, e) if (t := _paired_token(m[1])) is not None} if (
-            data.find(b"=", s, e) >= 0 or data.find(b":", s, e) >= 0) else ()
-        for _, t in paired_tokens(data, s, e, blanks[line]):
+            data.find(b"=", s, e) >= 0 or data.find(b":", s, e) >= 0) else set()
+        if line in author_spans:
+            # (a commit's author is its key's value: "Author: Jane Doe" of another commit is a
+            # partner of its own class, asked before the message's words)
+            kv = {*kv, *(t for _, t in paired_tokens(data, *author_spans[line], []))}
+        found = paired_tokens(data, s, e, line_blanks)
+        if events and (k := bisect.bisect_right(event_starts, s) - 1) >= 0 and s < events[k][1]:
+            # (a traceback's frame reads its exception's words: "config.py raised KeyError")
+            es, ee = events[k][2:]
+            found += paired_tokens(data, es, ee, every_blank[bisect.bisect_left(every_blank, (es, 0)):
+                                                             bisect.bisect_left(every_blank, (ee, 0))])
+        for _, t in found:
             # (a word is letters and apostrophes, a token holding a digit never one)
             lines_of = kv_lines if t in kv else word_lines if t.isalpha() or not _PAIRED_DIGIT.search(t) else value_token_lines
             if (at := lines_of.get(t)) is None:
@@ -16212,6 +16245,52 @@ def _paired_index(data: bytes) -> _PairedIndex:
     return _PairedIndex(value_lines, kind_lines, line_values, line_spans, token_lines, any_lines)
 
 
+# A record one event spreads over lines, read as one line of its values (red team 141, F17,
+# F11): a default git log's or git show's commit (``commit <sha>``, ``Author:``, ``Date:``, the
+# message, up to the next commit or its diff), and a Python traceback, whose exception line
+# reads the words of its frames.
+_PAIRED_GIT_RECORD = re.compile(rb"^commit [0-9a-f]{7,40}\b[^\n]*\n(?:Merge:[^\n]*\n)?Author:", re.MULTILINE)
+_PAIRED_GIT_RECORD_END = re.compile(rb"^(?:commit [0-9a-f]{7,40}\b|diff --git )", re.MULTILINE)
+_PAIRED_GIT_AUTHOR = re.compile(rb"^(?:Author|Commit):[ \t]+([^<\n]*)", re.MULTILINE)
+_PAIRED_TRACEBACK = re.compile(rb"^Traceback \(most recent call last\):[ \t]*\r?\n", re.MULTILINE)
+_PAIRED_DIGEST_KIND, _PAIRED_PATH_KIND = 3, 7
+
+
+def _paired_records(data: bytes) -> tuple[list[tuple[int, int, int]], dict[int, tuple[int, int]],
+                                          dict[int, tuple[int, int]], list[tuple[int, int, int, int]]]:
+    """The records of a source read as one line each: the spans whose values are named by one
+    line (start, end, the line's start: a git commit's lines), the spans a line's tokens are
+    read from when not its own (a traceback's exception line: the traceback's), and each git
+    commit's author's span (by the commit's line), and each traceback's frames' span with its
+    exception line's, whose words each frame reads. Each a linear pass; none without its lead."""
+    events: list[tuple[int, int, int, int]] = []
+    folds: list[tuple[int, int, int]] = []
+    read_spans: dict[int, tuple[int, int]] = {}
+    authors: dict[int, tuple[int, int]] = {}
+    if b"Author:" in data:
+        for m in _PAIRED_GIT_RECORD.finditer(data):
+            start = m.start()
+            if folds and start < folds[-1][1]:
+                continue
+            nxt = _PAIRED_GIT_RECORD_END.search(data, m.end())
+            end = nxt.start() if nxt else len(data)
+            folds.append((start, end, start))
+            read_spans[start] = (start, end)
+            if (a := _PAIRED_GIT_AUTHOR.search(data, start, end)) is not None:
+                authors[start] = a.span(1)
+    if b"Traceback (" in data:
+        for m in _PAIRED_TRACEBACK.finditer(data):
+            # the exception line: the first after the frames not indented
+            at = m.end()
+            while at < len(data) and data[at] in b" \t":
+                nl = data.find(b"\n", at)
+                at = len(data) if nl < 0 else nl + 1
+            if at < len(data) and data[at] not in b"\r\n":
+                read_spans[at] = (m.start(), end := len(data) if (nl := data.find(b"\n", at)) < 0 else nl)
+                events.append((m.end(), at, at, end))
+    return folds, read_spans, authors, events
+
+
 def _paired_clauses(data: bytes) -> list[tuple[int, int, list[tuple[int, int, bytes, int]]]]:
     """:func:`_paired_clauses_read`'s clauses as a list."""
     return list(_paired_clauses_read(data))
@@ -16225,6 +16304,11 @@ def _paired_clauses_read(data: bytes) -> Iterator[tuple[int, int, list[tuple[int
     finished <t1>"); but not between two values joined ("commits a1b2c3d and 9f8e7d6 touch the
     retry loop", "E501, F401": the words after them are both's)."""
     values = [(m.start(), m.end(), m[0], m.lastindex or 0) for m in _PAIRED_VALUE.finditer(data)]
+    if b"/" in data:
+        # (a path ending its sentence: "could not open /etc/app/config.yaml." names the file, not
+        # "config.yaml." - its own line's words stay its own; red team 141, F11)
+        values = [(s, e - (len(v) - len(trimmed)), trimmed, k) if k == _PAIRED_PATH_KIND and v[-1] == 46 and (
+            trimmed := v.rstrip(b".")).count(b"/") else (s, e, v, k) for s, e, v, k in values]
     if b".." in data or b"etween" in data:
         values = _paired_without_range_ends(data, values)
     if not values:
