@@ -7,30 +7,11 @@ stays refused."""
 from __future__ import annotations
 
 import pytest
+from gate_helpers import GIT_LOG_THREE_COMMITS as GIT_LOG
 from gate_helpers import assert_accepted, find
 from test_grammar_v4 import _summarize
 
 from provgate.gate import _listed_row_counts
-
-GIT_LOG = """$ git log -3
-commit 4f1e2d3c5b6a79808f7e6d5c4b3a29181716151a
-Author: Jane Doe <jane@example.com>
-Date:   Tue Mar 5 14:02:11 2024 +0100
-
-    Fix retry backoff in http client
-
-commit 9c8b7a6f5e4d3c2b1a09f8e7d6c5b4a392817263
-Author: Bob Smith <bob@example.com>
-Date:   Mon Mar 4 09:15:42 2024 +0100
-
-    Add Redis cache layer
-
-commit 1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d
-Author: Jane Doe <jane@example.com>
-Date:   Fri Mar 1 17:30:00 2024 +0100
-
-    Bump numpy to 1.26.4
-"""
 
 ONELINE = """$ git log --oneline -4
 4f1e2d3 Fix retry backoff in http client
