@@ -5035,7 +5035,7 @@ class _Check:
                 offset = ends[k] - len(datas[k]) - 1
                 told_of.setdefault(k, []).append((word, figure, start - offset, end - offset))
         post_blocks = self.post.blocks
-        source_facts = self.gate.source_facts
+        source_facts, read_facts = self.gate.source_facts, self.gate.read_facts
         for k, told in told_of.items():
             j, data = derived[k], datas[k]
             block = post_blocks[j]
@@ -5052,14 +5052,18 @@ class _Check:
                         return True
                 for h in handles:
                     if (facts := source_facts(h)) is not None:
-                        datas_of.append(facts.table.data)
-                        if _writes_count(datas_of[-1], word, figure):
-                            return True
+                        # (and the strings a JSON source encodes: a tool result stored as JSON
+                        # writes "\n12 passed", its figure glued to the escape's "n")
+                        for x in dict.fromkeys((facts, read_facts(facts))):
+                            datas_of.append(x.table.data)
+                            if _writes_count(datas_of[-1], word, figure):
+                                return True
                 return False
 
             if all(written_so(word, figure) for word, figure, _, _ in told):
                 continue
-            datas_of.extend(facts.table.data for h in handles if (facts := source_facts(h)) is not None)
+            datas_of.extend(x.table.data for h in handles if (facts := source_facts(h)) is not None
+                            for x in dict.fromkeys((facts, read_facts(facts))))
             written: set[tuple[str, str]] = set()
             for d in datas_of:
                 written |= _run_counts(bytes(d))
