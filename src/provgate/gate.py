@@ -13307,8 +13307,8 @@ def _ground_acronyms_in_identifiers(tables: list[FactTable], sources: list[list[
 
 def _words_written(data: bytes) -> tuple[frozenset[bytes], frozenset[bytes]]:
     """(the words ``data`` writes, lower case: each run of letters and digits and each of its
-    camel-case parts, ``apiclient``, ``api``, ``client`` of ``ApiClient``; ``xxx`` of ``$XXX``,
-    not ``xx``), (the attribute names Python's errors name, ``name`` of "has no attribute
+    camel-case parts, ``apiclient``, ``api``, ``client`` of ``ApiClient``; ``abc`` of ``$ABC``,
+    not ``ab``), (the attribute names Python's errors name, ``name`` of "has no attribute
     'name'"). One pass of each pattern over the text (red team 141's fix first searched the
     text once for each word: quadratic in a summary of many)."""
     words: set[bytes] = set()
