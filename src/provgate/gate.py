@@ -16088,6 +16088,16 @@ _PAIRED_KV = re.compile(rb"(?:[A-Za-z_][\w.-]*[ \t]*=|[a-z_][a-z0-9_.-]*:[ \t])[
 _PAIRED_CLAUSE_END = re.compile(rb"\n|[.;!?](?=\s|$)")
 _PAIRED_JOIN = re.compile(rb",[ \t]+|[ \t]+(?:and|but|while|whereas|whilst)[ \t]+|[ \t]+(?:-|\xe2\x80\x93|\xe2\x80\x94)[ \t]+")
 _PAIRED_KV_CLASS, _PAIRED_VALUE_CLASS, _PAIRED_WORD_CLASS = 0, 1, 2
+# A statement of its own after a word join: a subject (a name, a personal pronoun) and its verb
+# right after "and"/"but"/... ("... (9c8b7a6) and Jane bumped numpy to 1.26.4"): two records'
+# clauses, not one (:func:`_paired_own_statement`); one referring back to the first ("and Jane
+# wrote it") is the first's.
+_PAIRED_OWN_STATEMENT = re.compile(
+    rb"[`*_]*(?:[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+)?|I|he|she|they|we)[`*_]*[ \t]+(?:[a-z]{2,}ed|[a-z]+[^\Ws]s|[a-z]+ches"
+    rb"|[a-z]+shes|[a-z]+xes|is|was|has|had|did|does|wrote|writes|made|took|ran|broke|set|sets|put|got|left|went|built"
+    rb"|brought|sent|found|gave|kept|led|lost|won|began|split|cut|undid|rewrote|reverted|bumped)(?![\w'-])")
+_PAIRED_BACK_REFERENCE = re.compile(rb"(?<![\w'-])(?:it|its|this|that|these|those|them|same)(?![\w'-])", re.IGNORECASE)
+_PAIRED_WORD_JOINS = frozenset((b"and", b"but", b"while", b"whereas", b"whilst"))
 # a token written on more lines than this names no line ("fix" in a long git log), nor does a value
 # written on more; a clause of more values than this is a list that pairs none (and each bound
 # keeps a clause's reading linear in its source's lines)
@@ -16349,13 +16359,25 @@ def _paired_clauses_read(data: bytes) -> Iterator[tuple[int, int, list[tuple[int
                 last = merged[-1]
                 joined = bool(last[2]) and bool(pv) and not data[last[2][-1][1]:last[3]].strip(
                     b" \t)]`'\"*_") and not data[ps:pv[0][0]].strip(b" \t([`'\"*_")
-                if joined or (not last[4] and not (last[2] and pv)):
+                if joined or (not last[4] and not (last[2] and pv) and not (
+                        (last[2] or pv) and _paired_own_statement(data, last[3], ps, pe))):
                     last[1], last[3], last[4] = pe, pe, comma
                     last[2] = [*last[2], *pv]
                     continue
             merged.append([ps, pe, list(pv), pe, comma])
         # (read one at a time: the check stops at a block's first refusal)
         yield from ((ps, pe, pv) for ps, pe, pv, _, _ in merged if pv)
+
+
+def _paired_own_statement(data: bytes, join: int, start: int, end: int) -> bool:
+    """Whether the piece ``data[start:end]`` of a clause, after the word join at
+    ``data[join:start]``, is a statement of its own: its subject and verb first, and no word
+    referring back ("it", "this", "the same"). "Bob added the Redis cache (9c8b7a6) and Jane bumped
+    numpy to 1.26.4" states two commits, each its own record: read as one clause, ``9c8b7a6``
+    was paired with ``1.26.4`` and the honest summary refused (red team 141's git log records)."""
+    return (data[join:start].strip().lower() in _PAIRED_WORD_JOINS
+            and _PAIRED_OWN_STATEMENT.match(data, start, end) is not None
+            and _PAIRED_BACK_REFERENCE.search(data, start, end) is None)
 
 
 def _holds_paired_value(data: bytes, start: int = 0, end: int | None = None,
