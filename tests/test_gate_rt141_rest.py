@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import pytest
 from gate_helpers import GIT_LOG_THREE_COMMITS as GIT_LOG
-from gate_helpers import assert_accepted, find
+from gate_helpers import assert_accepted, find, store_with, summary, tool
 from test_grammar_v4 import _summarize
+
+from provgate.gate import Gate
 
 # -- identifiers re-paired: a statement of its own after "and" is its own record's clause ----------
 
@@ -45,3 +47,45 @@ def test_a_records_value_paired_across_and_is_still_refused(lie, value, partner)
     found = find(_summarize(GIT_LOG, lie), "I1", block="s", value=value)
     assert found.evidence["change"] == "identifier_repaired"
     assert found.evidence["partner"] == partner
+
+
+# -- values per file: a count spelled out after its key (F06) ------------------------------------
+
+A = "retries: 3\nworkers: 4\ntimeout: 30s\n"
+B = "retries: 5\nworkers: 8\ntimeout: 45s\n"
+
+
+def summarize_files(text: str):
+    sources = {"tool:a": A, "tool:b": B}
+    reads = [tool("a", "tool:a", A, resource="file:config/a.yaml"),
+             tool("b", "tool:b", B, resource="file:config/b.yaml")]
+    return Gate(store_with(sources)).check(reads, [summary("s", text, list(sources))], operator="summarize")
+
+
+# (the lie, the key and value refused, its honest twin)
+SPELLED = [
+    ("config/a.yaml retries five times; config/b.yaml retries three times.", "retries", "5",
+     "config/a.yaml retries three times; config/b.yaml retries five times."),
+    ("config/a.yaml sets retries to five and config/b.yaml sets it to three.", "retries", "5",
+     "config/a.yaml sets retries to three and config/b.yaml sets it to five."),
+    ("config/a.yaml has retries: five; config/b.yaml has retries: three.", "retries", "5",
+     "config/a.yaml has retries: three; config/b.yaml has retries: five."),
+    ("config/a.yaml: workers eight, retries five.", "workers", "8",
+     "config/a.yaml: workers four, retries three."),
+    ("In config/b.yaml, workers is four.", "workers", "4", "In config/b.yaml, workers is eight."),
+]
+
+
+@pytest.mark.parametrize(("lie", "key", "value", "honest"), SPELLED)
+def test_a_count_spelled_after_its_key_is_the_files(lie, key, value, honest):
+    find(summarize_files(lie), "I1", block="s", key=key, value=value, evidence__change="value_of_another_file")
+    assert_accepted(summarize_files(honest))
+
+
+@pytest.mark.parametrize("honest", [
+    "config/a.yaml retries three times with four workers; config/b.yaml retries five times with eight workers.",
+    "config/b.yaml: retries five, workers eight, timeout 45s.",
+    "config/a.yaml sets workers to four and retries to three.",
+])
+def test_each_file_given_its_own_spelled_values_stays_accepted(honest):
+    assert_accepted(summarize_files(honest))

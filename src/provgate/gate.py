@@ -26217,8 +26217,9 @@ def _scoped_pairs(data: bytes, start: int, end: int, counted: bool = True) -> li
     low = data[start:end].lower()
     overridden = (b"effective" in low or b"actual" in low or b"overridden" in low or b"runtime" in low
                   or b"env" in low)
-    for m in _SCOPED_KV.finditer(data, start, end):
+    for m in _SCOPED_KV_SPELLED.finditer(data, start, end):
         value = m.group(2).rstrip(b".:")
+        value = _DIGITS_OF_CARDINAL.get(value, value)  # ("retries: five" states retries=5)
         # (a change "retries 7 -> 3" is the file's 3, 7 what it held: red team 139, F06, 7 read
         # as the file's was refused)
         for arrow in (b"->", b"=>", b"\xe2\x86\x92"):
@@ -26416,6 +26417,13 @@ def _words_trie(words: Iterable[bytes]) -> bytes:
 _VALUE_THEN_KEY = re.compile(rb"([0-9]+(?:\.[0-9]+)?|" + _words_trie(_DIGITS_OF_CARDINAL)
                              + rb")[ \t]+([A-Za-z_][\w-]*)(?![\w.-])")
 _GLUED_BEFORE_COUNT = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:/+=-")
+# _SCOPED_KV, a count spelled out after its key read too ("config/a.yaml retries five times",
+# "workers eight, retries five": red team 141, F06; the digit forms were refused, these accepted):
+# its value the word, read as its digits by _scoped_pairs
+_SCOPED_KV_SPELLED = re.compile(
+    rb"([A-Za-z_](?<![\w.\[-].)(?>[\w-]*(?:\.[\w-]+)*))[ \t]*(?:[=:]|[ \t](?:is|are|was|of|at|=|(?:set|sets|changed)?[ \t]*to)[ \t]"
+    rb"|(?<=[ \t])(?=[-+]?\d|(?:" + _words_trie(_DIGITS_OF_CARDINAL) + rb")(?![\w-])))"
+    rb"[ \t]*[`'\"]?([^\s,;|)`'\"\]]+)")
 
 
 def _walked_line_pairs(data: bytes, line: bytes, start: int, end: int) -> list[tuple[bytes, bytes]]:
