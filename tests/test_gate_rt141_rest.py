@@ -89,3 +89,57 @@ def test_a_count_spelled_after_its_key_is_the_files(lie, key, value, honest):
 ])
 def test_each_file_given_its_own_spelled_values_stays_accepted(honest):
     assert_accepted(summarize_files(honest))
+
+
+# -- booleans told reversed (F19) -----------------------------------------------------------------
+
+PR_JSON = """$ curl -s https://api.github.com/repos/acme/api/pulls/87
+{
+  "number": 87,
+  "title": "Add Redis cache layer",
+  "state": "open",
+  "user": {"login": "bobsmith", "site_admin": false},
+  "draft": true,
+  "mergeable": false,
+  "additions": 214,
+  "deletions": 37,
+  "changed_files": 6
+}
+"""
+APP_YAML = "cache:\n  enabled: false\n  ttl: 300\ndebug: true\nworkers: 4\n"
+
+
+# (source, the lie, the word refused, its honest twin)
+BOOLEANS = [
+    (PR_JSON, "PR #87 by bobsmith is open and mergeable; it changes 6 files.", "mergeable",
+     "PR #87 by bobsmith is open but not mergeable; it changes 6 files."),
+    (PR_JSON, "PR #87 is mergeable.", "mergeable", "PR #87 isn't mergeable."),
+    (PR_JSON, "PR #87 is open; mergeable: true.", "mergeable", "PR #87 is open; mergeable: false."),
+    (PR_JSON, "PR #87 is not a draft.", "draft", "PR #87 is still a draft."),
+    (PR_JSON, "PR #87 is open, no longer a draft.", "draft", "PR #87 is open, a draft."),
+    ('{"name": "api", "private": true, "archived": false}', "The api repo is public and archived.", "archived",
+     "The api repo is private and not archived."),
+    (APP_YAML, "The app runs 4 workers and debug is not enabled; debug is false.", "debug",
+     "The app runs 4 workers; debug is true."),
+]
+
+
+@pytest.mark.parametrize(("source", "lie", "word", "honest"), BOOLEANS)
+def test_a_boolean_key_told_reversed_is_refused(source, lie, word, honest):
+    found = find(_summarize(source, lie), "I1", block="s", evidence__change="boolean_reversed")
+    assert found.key == word
+    assert_accepted(_summarize(source, honest))
+
+
+@pytest.mark.parametrize(("source", "honest"), [
+    # a condition states no state
+    (PR_JSON, "Once PR #87 is mergeable, bobsmith can merge it."),
+    (PR_JSON, "If the PR were mergeable it could be merged now."),
+    # a nested object's key is another thing's (the user's site_admin, the cache's enabled)
+    (PR_JSON, "bobsmith is an admin of the site."),
+    (APP_YAML, "The app runs 4 workers with debug on."),
+    # the word said of no record (no copula before it)
+    (PR_JSON, "The api reports mergeable as false for PR #87."),
+])
+def test_a_boolean_key_not_told_as_a_state_stays_accepted(source, honest):
+    assert_accepted(_summarize(source, honest))

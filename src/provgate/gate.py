@@ -3857,6 +3857,7 @@ class _Check:
             self._timed("I1", self._check_values_per_file)
             if not lossless:
                 self._timed("I1", self._check_counted_keys)
+                self._timed("I1", self._check_boolean_keys)
             self._timed("I1", self._check_line_numbers_bound)
             self._timed("I1" if not lossless else "I2", self._check_requirements_with_extras)
             self._timed("I2", self._check_purity if lossless else self._check_reachability)
@@ -5635,6 +5636,66 @@ class _Check:
                                                    "sources": handles})
                             reported.add((block.id, count[1].decode()))
                     at = lowered.find(noun, end)
+
+    def _check_boolean_keys(self) -> None:
+        """A derived block's state word that is a key its sources set to a boolean (JSON's
+        ``"mergeable": false``, YAML's ``enabled: true``) is told as they set it: "PR #87 is open
+        and mergeable" of ``"mergeable": false`` was accepted (red team 141, F19). Read only where
+        the word is said of the record as a predicate (after ``is``/``are``/``was``/``were``, or
+        after ``and``/``,``/``but`` with one of those earlier in its clause; ``not``, ``never``,
+        ``no longer``, ``isn't``, ``non-`` turn it), or with a literal after it (``mergeable:
+        true``); and only for a key its sources set at their top level (a nested object's key,
+        ``"head": {"repo": {"private": …}}``, is another thing's), of one word of four letters or
+        more (``is_draft`` reads ``draft``), to one value in all of them. A clause of a condition
+        (``if``, ``once``, ``when``, ``whether``, ``until``, ``unless``) states no state. Each
+        source's keys read once (cached by its bytes); a source with neither ``true`` nor
+        ``false`` in it costs two byte searches."""
+        derived, datas, _, _ = self._derived_joined()
+        if not derived:
+            return
+        gate = self.gate
+        post_blocks = self.post.blocks
+        reported: set[tuple[str | None, str | None]] | None = None
+        for j, data in zip(derived, datas):
+            block = post_blocks[j]
+            states: dict[bytes, set[bool]] = {}
+            handles = list(dict.fromkeys(block.provenance + self.cited(j)))
+            for h in handles:
+                x = gate.source_facts(h)
+                if x is None:
+                    continue
+                for facts in (x, gate.read_facts(x)) if _JSON_START.match(x.table.data) else (x,):
+                    text = facts.table.data
+                    if b"rue" in text or b"alse" in text:
+                        for word, held in _boolean_keys(text).items():
+                            states.setdefault(word, set()).update(held)
+            if not states:
+                continue
+            lowered = data.lower()
+            for word, held in states.items():
+                if len(held) != 1:
+                    continue  # (set both ways: said of which?)
+                value = next(iter(held))
+                at, looks = lowered.find(word), _BOOLEAN_LOOKS
+                while at >= 0 and looks:
+                    looks -= 1
+                    end = at + len(word)
+                    said = _boolean_said(lowered, at, end)
+                    if said is not None and said != value:
+                        if reported is None:
+                            reported = {(v.block, v.value) for v in self.violations if v.invariant == "I1"}
+                        told = data[at:end].decode("utf-8", "replace")
+                        if (block.id, told) not in reported:
+                            written = b"true" if value else b"false"
+                            self.violate("I1", f"block {block.id!r} tells {told!r} as "
+                                         f"{'so' if said else 'not so'}, but its sources set {word.decode()!r} to "
+                                         f"{written.decode()}: a state told reversed",
+                                         block=block.id, key=word.decode(), value=told,
+                                         evidence={"held": value, "said": said, "change": "boolean_reversed",
+                                                   "sources": handles})
+                            reported.add((block.id, told))
+                        break
+                    at = lowered.find(word, end)
 
     def _check_values_per_file(self) -> None:
         """A derived block's key=value stated within the scope of one of its sources' files (the
@@ -25640,6 +25701,106 @@ def _counted_keys(facts: _Facts) -> dict[bytes, list[tuple[tuple[bytes, ...], fr
                 found.setdefault(noun, []).append((tuple(w for w in words[:-1] if w), frozenset(numbers)))
         facts._counted_keys = found
     return found
+
+
+# A key set to a boolean (``"mergeable": false``, ``enabled: true``, ``draft=False``), and the
+# places of a block's word a check looks at (_check_boolean_keys, red team 141, F19)
+_BOOLEAN_KEY = re.compile(rb"""(?<![\w.-])["']?([A-Za-z][A-Za-z_-]{3,30})["']?[ \t]*[:=][ \t]*(true|false|True|False)(?![\w"'-])""")
+_BOOLEAN_LOOKS = 16
+_BOOLEAN_KEYS_READ = 256  # (a source's boolean keys read: past them, none more)
+# (a nested key's line's parent searched for this many lines up: past them the key is no record's own)
+_BOOLEAN_PARENT_LINES = 64
+
+
+@functools.lru_cache(maxsize=256)
+def _boolean_keys(text: bytes) -> dict[bytes, frozenset[bool]]:
+    """A text's keys set to a boolean at its top level (its word, in lower case, ``is_`` cut) ->
+    the values it sets each to. A key is the top level's when its line is not indented, or
+    the nearest line above indented less opens the document (``{`` or ``[{`` alone), and no
+    ``{`` it stands in opens on its line after a key (``"user": {"site_admin": false}``)."""
+    found: dict[bytes, set[bool]] = {}
+    for m in islice(_BOOLEAN_KEY.finditer(text), _BOOLEAN_KEYS_READ):
+        word = m.group(1).lower()
+        if word[:3] in (b"is_", b"is-"):
+            word = word[3:]
+        if not word.isalpha() or len(word) < 4:
+            continue
+        line = text.rfind(b"\n", 0, m.start()) + 1
+        prefix = text[line:m.start()]
+        bare = prefix.lstrip(b" \t")
+        indent = len(prefix) - len(bare)
+        if bare.startswith(b"{"):
+            bare = bare[1:]  # (a one-line document's own brace)
+        if bare.count(b"{") > bare.count(b"}"):
+            continue  # (in an object a key on its line opens)
+        if indent and not _opens_the_document(text, line, indent):
+            continue
+        found.setdefault(word, set()).add(m.group(2) in (b"true", b"True"))
+    return {word: frozenset(values) for word, values in found.items()}
+
+
+def _opens_the_document(text: bytes, line: int, indent: int) -> bool:
+    """Whether the nearest line above ``text[line:]`` indented less than ``indent`` opens the
+    document (``{``, ``[{``, ``[`` alone): a JSON document's top-level key, not a YAML or JSON
+    parent key's member."""
+    end = line - 1
+    for _ in range(_BOOLEAN_PARENT_LINES):
+        if end < 0:
+            return False
+        start = text.rfind(b"\n", 0, end) + 1
+        above = text[start:end]
+        bare = above.lstrip(b" \t")
+        if bare and len(above) - len(bare) < indent:
+            return bare.rstrip() in (b"{", b"[{", b"[ {", b"- {")
+        end = start - 1
+    return False
+
+
+# the words between a copula and a state that keep it the copula's; those of them that turn it
+_BOOLEAN_BETWEEN = frozenset(b"not never no longer also still now already yet currently fully both a an".split())
+_BOOLEAN_TURNING = frozenset(b"not never no".split())
+_BOOLEAN_COPULAS = frozenset(b"is are was were".split())
+_BOOLEAN_COPULAS_TURNED = frozenset(b"isn't aren't wasn't weren't isnt arent wasnt werent".split())
+_BOOLEAN_JOINS = frozenset((b"and", b"but", b","))
+_BOOLEAN_CONDITIONS = frozenset(b"if once when whether until unless after before".split())
+_BOOLEAN_LITERAL_AFTER = re.compile(rb"[`'\"*_]*[ \t]*(?:[:=]|is|was)[ \t]*[`'\"]?(true|false)(?![\w])")
+_BOOLEAN_CLAUSE_START = re.compile(rb"[.;!?\n(\[]")
+
+
+def _boolean_said(lowered: bytes, at: int, end: int) -> bool | None:
+    """What a block (in lower case) tells of the state word at ``lowered[at:end]``: True
+    (``is mergeable``, ``open and mergeable``), False (``is not mergeable``, ``isn't``,
+    ``non-mergeable``, ``mergeable: false``), or None where the word is no predicate of the
+    record or stands in a condition."""
+    if (at and (lowered[at - 1:at].isalnum() or lowered[at - 1] in b"_")) or (
+            end < len(lowered) and (lowered[end:end + 1].isalnum() or lowered[end] in b"_-")):
+        return None
+    literal = _BOOLEAN_LITERAL_AFTER.match(lowered, end)
+    if literal is not None:
+        return literal.group(1) == b"true"
+    turned = lowered[max(0, at - 4):at] == b"non-" or lowered[max(0, at - 3):at] == b"un-"
+    if lowered[at - 1:at] == b"-" and not turned:
+        return None
+    start = at - 160 if at > 160 else 0
+    for m in _BOOLEAN_CLAUSE_START.finditer(lowered, start, at):
+        start = m.end()
+    words = lowered[start:at - 4 if turned and lowered[at - 4:at] == b"non-" else at - 3 if turned else at].replace(
+        b",", b" , ").replace(b"\xe2\x80\x99", b"'").split()
+    if any(w in _BOOLEAN_CONDITIONS for w in words):
+        return None
+    i = len(words)
+    while i and words[i - 1] in _BOOLEAN_BETWEEN:
+        turned ^= words[i - 1] in _BOOLEAN_TURNING and words[i - 1] != b"longer"
+        i -= 1
+    if not i:
+        return None
+    link = words[i - 1]
+    if link in _BOOLEAN_COPULAS_TURNED:
+        turned = not turned
+    elif link not in _BOOLEAN_COPULAS and not (
+            link in _BOOLEAN_JOINS and any(w in _BOOLEAN_COPULAS or w in _BOOLEAN_COPULAS_TURNED for w in words[:i - 1])):
+        return None
+    return not turned
 
 
 def _numbers_by_key(facts: _Facts, plural_only: bool = False) -> dict[bytes, set[bytes]]:
