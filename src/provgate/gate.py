@@ -5648,27 +5648,33 @@ class _Check:
         ``"head": {"repo": {"private": …}}``, is another thing's), of one word of four letters or
         more (``is_draft`` reads ``draft``), to one value in all of them. A clause of a condition
         (``if``, ``once``, ``when``, ``whether``, ``until``, ``unless``) states no state. Each
-        source's keys read once (cached by its bytes); a source with neither ``true`` nor
-        ``false`` in it costs two byte searches."""
+        source's keys read once a process (kept by its digest, :func:`_boolean_keys_of`; a
+        source with neither ``true`` nor ``false`` in it costs two byte searches), so a check
+        costs a dict look-up a handle."""
         derived, datas, _, _ = self._derived_joined()
         if not derived:
             return
         gate = self.gate
         post_blocks = self.post.blocks
+        handle_key = gate._handle_key
+        # (each source's keys once a check, by handle, and once a process, by its digest: most
+        # sources set no boolean, and a summarize edit's blocks cite the same sources again)
+        keys_of: dict[str, dict[bytes, frozenset[bool]]] = {}
         reported: set[tuple[str | None, str | None]] | None = None
         for j, data in zip(derived, datas):
             block = post_blocks[j]
+            handles = block.provenance + self.cited(j)
             states: dict[bytes, set[bool]] = {}
-            handles = list(dict.fromkeys(block.provenance + self.cited(j)))
             for h in handles:
-                x = gate.source_facts(h)
-                if x is None:
-                    continue
-                for facts in (x, gate.read_facts(x)) if _JSON_START.match(x.table.data) else (x,):
-                    text = facts.table.data
-                    if b"rue" in text or b"alse" in text:
-                        for word, held in _boolean_keys(text).items():
-                            states.setdefault(word, set()).update(held)
+                found = keys_of.get(h)
+                if found is None:
+                    key = handle_key.get(h)
+                    if key is None and gate.source_facts(h) is not None:
+                        key = handle_key.get(h)
+                    found = keys_of[h] = _EMPTY_STATES if key is None else _boolean_keys_of(gate, h, key)
+                if found:
+                    for word, held in found.items():
+                        states.setdefault(word, set()).update(held)
             if not states:
                 continue
             lowered = data.lower()
@@ -5692,7 +5698,7 @@ class _Check:
                                          f"{written.decode()}: a state told reversed",
                                          block=block.id, key=word.decode(), value=told,
                                          evidence={"held": value, "said": said, "change": "boolean_reversed",
-                                                   "sources": handles})
+                                                   "sources": list(dict.fromkeys(handles))})
                             reported.add((block.id, told))
                         break
                     at = lowered.find(word, end)
@@ -25707,51 +25713,85 @@ def _counted_keys(facts: _Facts) -> dict[bytes, list[tuple[tuple[bytes, ...], fr
 # places of a block's word a check looks at (_check_boolean_keys, red team 141, F19)
 _BOOLEAN_KEY = re.compile(rb"""(?<![\w.-])["']?([A-Za-z][A-Za-z_-]{3,30})["']?[ \t]*[:=][ \t]*(true|false|True|False)(?![\w"'-])""")
 _BOOLEAN_LOOKS = 16
+_BLANKS = re.compile(rb"[ \t]*")
 _BOOLEAN_KEYS_READ = 256  # (a source's boolean keys read: past them, none more)
 # (a nested key's line's parent searched for this many lines up: past them the key is no record's own)
 _BOOLEAN_PARENT_LINES = 64
+_BOOLEAN_PARENT_BYTES = 1 << 16
 
 
-@functools.lru_cache(maxsize=256)
+_EMPTY_STATES: dict[bytes, frozenset[bool]] = {}
+_BOOLEAN_KEYS_KEPT = 4096
+_boolean_keys_by_source: dict[Any, dict[bytes, frozenset[bool]]] = {}
+
+
+def _boolean_keys_of(gate: Gate, handle: str, key: Any) -> dict[bytes, frozenset[bool]]:
+    """:func:`_boolean_keys` of the source ``handle`` (its digest's ``key``), kept by the key
+    for the process (a source's bytes never change under its digest): two byte searches of a
+    source the first time, a dict look-up after."""
+    found = _boolean_keys_by_source.get(key)
+    if found is None:
+        x = gate.source_facts(handle)
+        text = b"" if x is None else x.table.data
+        found = _boolean_keys(text) if b"rue" in text or b"alse" in text else _EMPTY_STATES
+        if len(_boolean_keys_by_source) >= _BOOLEAN_KEYS_KEPT:
+            _boolean_keys_by_source.clear()
+        _boolean_keys_by_source[key] = found
+    return found
+
+
 def _boolean_keys(text: bytes) -> dict[bytes, frozenset[bool]]:
     """A text's keys set to a boolean at its top level (its word, in lower case, ``is_`` cut) ->
     the values it sets each to. A key is the top level's when its line is not indented, or
     the nearest line above indented less opens the document (``{`` or ``[{`` alone), and no
     ``{`` it stands in opens on its line after a key (``"user": {"site_admin": false}``)."""
     found: dict[bytes, set[bool]] = {}
+    line, opened, scanned, indent = -1, 0, 0, 0
+    budget = [_BOOLEAN_PARENT_BYTES]
     for m in islice(_BOOLEAN_KEY.finditer(text), _BOOLEAN_KEYS_READ):
         word = m.group(1).lower()
         if word[:3] in (b"is_", b"is-"):
             word = word[3:]
         if not word.isalpha() or len(word) < 4:
             continue
-        line = text.rfind(b"\n", 0, m.start()) + 1
-        prefix = text[line:m.start()]
-        bare = prefix.lstrip(b" \t")
-        indent = len(prefix) - len(bare)
-        if bare.startswith(b"{"):
-            bare = bare[1:]  # (a one-line document's own brace)
-        if bare.count(b"{") > bare.count(b"}"):
+        start = m.start()
+        # (each byte of a line counted once: the keys of a one-line document are read in turn)
+        nl = text.rfind(b"\n", scanned, start)
+        if nl >= 0 or line < 0:
+            line = nl + 1
+            indent = _BLANKS.match(text, line).end() - line
+            opened = 0
+            scanned = line + indent + (text[line + indent:line + indent + 1] == b"{")  # (a one-line document's own brace)
+        opened += text.count(b"{", scanned, start) - text.count(b"}", scanned, start)
+        scanned = m.end()
+        if opened > 0:
             continue  # (in an object a key on its line opens)
-        if indent and not _opens_the_document(text, line, indent):
+        if indent and not _opens_the_document(text, line, indent, budget):
             continue
         found.setdefault(word, set()).add(m.group(2) in (b"true", b"True"))
     return {word: frozenset(values) for word, values in found.items()}
 
 
-def _opens_the_document(text: bytes, line: int, indent: int) -> bool:
+def _opens_the_document(text: bytes, line: int, indent: int, budget: list[int]) -> bool:
     """Whether the nearest line above ``text[line:]`` indented less than ``indent`` opens the
     document (``{``, ``[{``, ``[`` alone): a JSON document's top-level key, not a YAML or JSON
-    parent key's member."""
+    parent key's member. ``budget``: the bytes a source's keys may still walk back over (past
+    it, no key is the top level's: linear in a source of long lines)."""
     end = line - 1
     for _ in range(_BOOLEAN_PARENT_LINES):
-        if end < 0:
+        if end < 0 or budget[0] <= 0:
             return False
-        start = text.rfind(b"\n", 0, end) + 1
-        above = text[start:end]
-        bare = above.lstrip(b" \t")
-        if bare and len(above) - len(bare) < indent:
-            return bare.rstrip() in (b"{", b"[{", b"[ {", b"- {")
+        lo = max(0, end - budget[0])
+        nl = text.rfind(b"\n", lo, end)
+        if nl < 0 and lo > 0:
+            budget[0] = 0
+            return False
+        start = nl + 1
+        budget[0] -= end - start + 1
+        lead = _BLANKS.match(text, start, end).end()
+        if lead < end and lead - start < indent:
+            # (the line's first bytes only: a document's brace stands alone)
+            return text[lead:min(end, lead + 8)].rstrip() in (b"{", b"[{", b"[ {", b"- {")
         end = start - 1
     return False
 
