@@ -5659,19 +5659,24 @@ class _Check:
         handle_key = gate._handle_key
         # (each source's keys once a check, by handle, and once a process, by its digest: most
         # sources set no boolean, and a summarize edit's blocks cite the same sources again)
+        # (no call a handle once its source is known: the standard summarize's 49 blocks cite
+        # 338 handles)
         keys_of: dict[str, dict[bytes, frozenset[bool]]] = {}
+        kept = _boolean_keys_by_source
         reported: set[tuple[str | None, str | None]] | None = None
         for j, data in zip(derived, datas):
             block = post_blocks[j]
-            handles = block.provenance + self.cited(j)
+            handles = block.derived_from  # (a source cited by a marker only is not read: its look-up a call a block)
             states: dict[bytes, set[bool]] = {}
             for h in handles:
-                found = keys_of.get(h)
-                if found is None:
-                    key = handle_key.get(h)
+                if h in keys_of:
+                    found = keys_of[h]
+                else:
+                    key = handle_key[h] if h in handle_key else None
                     if key is None and gate.source_facts(h) is not None:
                         key = handle_key.get(h)
-                    found = keys_of[h] = _EMPTY_STATES if key is None else _boolean_keys_of(gate, h, key)
+                    found = keys_of[h] = _EMPTY_STATES if key is None else kept[key] if key in kept else (
+                        _boolean_keys_of(gate, h, key))
                 if found:
                     for word, held in found.items():
                         states.setdefault(word, set()).update(held)
