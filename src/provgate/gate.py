@@ -5672,9 +5672,9 @@ class _Check:
                 if h in keys_of:
                     found = keys_of[h]
                 else:
-                    key = handle_key[h] if h in handle_key else None
-                    if key is None and gate.source_facts(h) is not None:
-                        key = handle_key.get(h)
+                    if h not in handle_key:
+                        gate.source_facts(h)  # (files its key, if it has a source)
+                    key = handle_key[h] if h in handle_key else None  # noqa: SIM401 (no call a handle)
                     found = keys_of[h] = _EMPTY_STATES if key is None else kept[key] if key in kept else (
                         _boolean_keys_of(gate, h, key))
                 if found:
