@@ -3857,6 +3857,7 @@ class _Check:
             self._timed("I1", self._check_values_per_file)
             if not lossless:
                 self._timed("I1", self._check_counted_keys)
+                self._timed("I1", self._check_boolean_keys)
             self._timed("I1", self._check_line_numbers_bound)
             self._timed("I1" if not lossless else "I2", self._check_requirements_with_extras)
             self._timed("I2", self._check_purity if lossless else self._check_reachability)
@@ -5635,6 +5636,77 @@ class _Check:
                                                    "sources": handles})
                             reported.add((block.id, count[1].decode()))
                     at = lowered.find(noun, end)
+
+    def _check_boolean_keys(self) -> None:
+        """A derived block's state word that is a key its sources set to a boolean (JSON's
+        ``"mergeable": false``, YAML's ``enabled: true``) is told as they set it: "PR #87 is open
+        and mergeable" of ``"mergeable": false`` was accepted (red team 141, F19). Read only where
+        the word is said of the record as a predicate (after ``is``/``are``/``was``/``were``, or
+        after ``and``/``,``/``but`` with one of those earlier in its clause; ``not``, ``never``,
+        ``no longer``, ``isn't``, ``non-`` turn it), or with a literal after it (``mergeable:
+        true``); and only for a key its sources set at their top level (a nested object's key,
+        ``"head": {"repo": {"private": …}}``, is another thing's), of one word of four letters or
+        more (``is_draft`` reads ``draft``), to one value in all of them. A clause of a condition
+        (``if``, ``once``, ``when``, ``whether``, ``until``, ``unless``) states no state. Each
+        source's keys read once a process (kept by its digest, :func:`_boolean_keys_of`; a
+        source with neither ``true`` nor ``false`` in it costs two byte searches), so a check
+        costs a dict look-up a handle."""
+        derived, datas, _, _ = self._derived_joined()
+        if not derived:
+            return
+        gate = self.gate
+        post_blocks = self.post.blocks
+        handle_key = gate._handle_key
+        # (each source's keys once a check, by handle, and once a process, by its digest: most
+        # sources set no boolean, and a summarize edit's blocks cite the same sources again)
+        # (no call a handle once its source is known: the standard summarize's 49 blocks cite
+        # 338 handles)
+        keys_of: dict[str, dict[bytes, frozenset[bool]]] = {}
+        kept = _boolean_keys_by_source
+        reported: set[tuple[str | None, str | None]] | None = None
+        for j, data in zip(derived, datas):
+            block = post_blocks[j]
+            handles = block.derived_from  # (a source cited by a marker only is not read: its look-up a call a block)
+            states: dict[bytes, set[bool]] = {}
+            for h in handles:
+                if h in keys_of:
+                    found = keys_of[h]
+                else:
+                    if h not in handle_key:
+                        gate.source_facts(h)  # (files its key, if it has a source)
+                    key = handle_key[h] if h in handle_key else None  # noqa: SIM401 (no call a handle)
+                    found = keys_of[h] = _EMPTY_STATES if key is None else kept[key] if key in kept else (
+                        _boolean_keys_of(gate, h, key))
+                if found:
+                    for word, held in found.items():
+                        states.setdefault(word, set()).update(held)
+            if not states:
+                continue
+            lowered = data.lower()
+            for word, held in states.items():
+                if len(held) != 1:
+                    continue  # (set both ways: said of which?)
+                value = next(iter(held))
+                at, looks = lowered.find(word), _BOOLEAN_LOOKS
+                while at >= 0 and looks:
+                    looks -= 1
+                    end = at + len(word)
+                    said = _boolean_said(lowered, at, end)
+                    if said is not None and said != value:
+                        if reported is None:
+                            reported = {(v.block, v.value) for v in self.violations if v.invariant == "I1"}
+                        told = data[at:end].decode("utf-8", "replace")
+                        if (block.id, told) not in reported:
+                            written = b"true" if value else b"false"
+                            self.violate("I1", f"block {block.id!r} tells {told!r} as "
+                                         f"{'so' if said else 'not so'}, but its sources set {word.decode()!r} to "
+                                         f"{written.decode()}: a state told reversed",
+                                         block=block.id, key=word.decode(), value=told,
+                                         evidence={"held": value, "said": said, "change": "boolean_reversed",
+                                                   "sources": list(dict.fromkeys(handles))})
+                            reported.add((block.id, told))
+                        break
+                    at = lowered.find(word, end)
 
     def _check_values_per_file(self) -> None:
         """A derived block's key=value stated within the scope of one of its sources' files (the
@@ -16088,6 +16160,16 @@ _PAIRED_KV = re.compile(rb"(?:[A-Za-z_][\w.-]*[ \t]*=|[a-z_][a-z0-9_.-]*:[ \t])[
 _PAIRED_CLAUSE_END = re.compile(rb"\n|[.;!?](?=\s|$)")
 _PAIRED_JOIN = re.compile(rb",[ \t]+|[ \t]+(?:and|but|while|whereas|whilst)[ \t]+|[ \t]+(?:-|\xe2\x80\x93|\xe2\x80\x94)[ \t]+")
 _PAIRED_KV_CLASS, _PAIRED_VALUE_CLASS, _PAIRED_WORD_CLASS = 0, 1, 2
+# A statement of its own after a word join: a subject (a name, a personal pronoun) and its verb
+# right after "and"/"but"/... ("... (9c8b7a6) and Jane bumped numpy to 1.26.4"): two records'
+# clauses, not one (:func:`_paired_own_statement`); one referring back to the first ("and Jane
+# wrote it") is the first's.
+_PAIRED_OWN_STATEMENT = re.compile(
+    rb"[`*_]*(?:[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+)?|I|he|she|they|we)[`*_]*[ \t]+(?:[a-z]{2,}ed|[a-z]+[^\Ws]s|[a-z]+ches"
+    rb"|[a-z]+shes|[a-z]+xes|is|was|has|had|did|does|wrote|writes|made|took|ran|broke|set|sets|put|got|left|went|built"
+    rb"|brought|sent|found|gave|kept|led|lost|won|began|split|cut|undid|rewrote|reverted|bumped)(?![\w'-])")
+_PAIRED_BACK_REFERENCE = re.compile(rb"(?<![\w'-])(?:it|its|this|that|these|those|them|same)(?![\w'-])", re.IGNORECASE)
+_PAIRED_WORD_JOINS = frozenset((b"and", b"but", b"while", b"whereas", b"whilst"))
 # a token written on more lines than this names no line ("fix" in a long git log), nor does a value
 # written on more; a clause of more values than this is a list that pairs none (and each bound
 # keeps a clause's reading linear in its source's lines)
@@ -16349,13 +16431,25 @@ def _paired_clauses_read(data: bytes) -> Iterator[tuple[int, int, list[tuple[int
                 last = merged[-1]
                 joined = bool(last[2]) and bool(pv) and not data[last[2][-1][1]:last[3]].strip(
                     b" \t)]`'\"*_") and not data[ps:pv[0][0]].strip(b" \t([`'\"*_")
-                if joined or (not last[4] and not (last[2] and pv)):
+                if joined or (not last[4] and not (last[2] and pv) and not (
+                        (last[2] or pv) and _paired_own_statement(data, last[3], ps, pe))):
                     last[1], last[3], last[4] = pe, pe, comma
                     last[2] = [*last[2], *pv]
                     continue
             merged.append([ps, pe, list(pv), pe, comma])
         # (read one at a time: the check stops at a block's first refusal)
         yield from ((ps, pe, pv) for ps, pe, pv, _, _ in merged if pv)
+
+
+def _paired_own_statement(data: bytes, join: int, start: int, end: int) -> bool:
+    """Whether the piece ``data[start:end]`` of a clause, after the word join at
+    ``data[join:start]``, is a statement of its own: its subject and verb first, and no word
+    referring back ("it", "this", "the same"). "Bob added the Redis cache (9c8b7a6) and Jane bumped
+    numpy to 1.26.4" states two commits, each its own record: read as one clause, ``9c8b7a6``
+    was paired with ``1.26.4`` and the honest summary refused (red team 141's git log records)."""
+    return (data[join:start].strip().lower() in _PAIRED_WORD_JOINS
+            and _PAIRED_OWN_STATEMENT.match(data, start, end) is not None
+            and _PAIRED_BACK_REFERENCE.search(data, start, end) is None)
 
 
 def _holds_paired_value(data: bytes, start: int = 0, end: int | None = None,
@@ -25620,6 +25714,140 @@ def _counted_keys(facts: _Facts) -> dict[bytes, list[tuple[tuple[bytes, ...], fr
     return found
 
 
+# A key set to a boolean (``"mergeable": false``, ``enabled: true``, ``draft=False``), and the
+# places of a block's word a check looks at (_check_boolean_keys, red team 141, F19)
+_BOOLEAN_KEY = re.compile(rb"""(?<![\w.-])["']?([A-Za-z][A-Za-z_-]{3,30})["']?[ \t]*[:=][ \t]*(true|false|True|False)(?![\w"'-])""")
+_BOOLEAN_LOOKS = 16
+_BLANKS = re.compile(rb"[ \t]*")
+_BOOLEAN_KEYS_READ = 256  # (a source's boolean keys read: past them, none more)
+# (a nested key's line's parent searched for this many lines up: past them the key is no record's own)
+_BOOLEAN_PARENT_LINES = 64
+_BOOLEAN_PARENT_BYTES = 1 << 16
+
+
+_EMPTY_STATES: dict[bytes, frozenset[bool]] = {}
+_BOOLEAN_KEYS_KEPT = 4096
+_boolean_keys_by_source: dict[Any, dict[bytes, frozenset[bool]]] = {}
+
+
+def _boolean_keys_of(gate: Gate, handle: str, key: Any) -> dict[bytes, frozenset[bool]]:
+    """:func:`_boolean_keys` of the source ``handle`` (its digest's ``key``), kept by the key
+    for the process (a source's bytes never change under its digest): two byte searches of a
+    source the first time, a dict look-up after."""
+    found = _boolean_keys_by_source.get(key)
+    if found is None:
+        x = gate.source_facts(handle)
+        text = b"" if x is None else x.table.data
+        found = _boolean_keys(text) if b"rue" in text or b"alse" in text else _EMPTY_STATES
+        if len(_boolean_keys_by_source) >= _BOOLEAN_KEYS_KEPT:
+            _boolean_keys_by_source.clear()
+        _boolean_keys_by_source[key] = found
+    return found
+
+
+def _boolean_keys(text: bytes) -> dict[bytes, frozenset[bool]]:
+    """A text's keys set to a boolean at its top level (its word, in lower case, ``is_`` cut) ->
+    the values it sets each to. A key is the top level's when its line is not indented, or
+    the nearest line above indented less opens the document (``{`` or ``[{`` alone), and no
+    ``{`` it stands in opens on its line after a key (``"user": {"site_admin": false}``)."""
+    found: dict[bytes, set[bool]] = {}
+    line, opened, scanned, indent = -1, 0, 0, 0
+    budget = [_BOOLEAN_PARENT_BYTES]
+    for m in islice(_BOOLEAN_KEY.finditer(text), _BOOLEAN_KEYS_READ):
+        word = m.group(1).lower()
+        if word[:3] in (b"is_", b"is-"):
+            word = word[3:]
+        if not word.isalpha() or len(word) < 4:
+            continue
+        start = m.start()
+        # (each byte of a line counted once: the keys of a one-line document are read in turn)
+        nl = text.rfind(b"\n", scanned, start)
+        if nl >= 0 or line < 0:
+            line = nl + 1
+            indent = _BLANKS.match(text, line).end() - line
+            opened = 0
+            scanned = line + indent + (text[line + indent:line + indent + 1] == b"{")  # (a one-line document's own brace)
+        opened += text.count(b"{", scanned, start) - text.count(b"}", scanned, start)
+        scanned = m.end()
+        if opened > 0:
+            continue  # (in an object a key on its line opens)
+        if indent and not _opens_the_document(text, line, indent, budget):
+            continue
+        found.setdefault(word, set()).add(m.group(2) in (b"true", b"True"))
+    return {word: frozenset(values) for word, values in found.items()}
+
+
+def _opens_the_document(text: bytes, line: int, indent: int, budget: list[int]) -> bool:
+    """Whether the nearest line above ``text[line:]`` indented less than ``indent`` opens the
+    document (``{``, ``[{``, ``[`` alone): a JSON document's top-level key, not a YAML or JSON
+    parent key's member. ``budget``: the bytes a source's keys may still walk back over (past
+    it, no key is the top level's: linear in a source of long lines)."""
+    end = line - 1
+    for _ in range(_BOOLEAN_PARENT_LINES):
+        if end < 0 or budget[0] <= 0:
+            return False
+        lo = max(0, end - budget[0])
+        nl = text.rfind(b"\n", lo, end)
+        if nl < 0 and lo > 0:
+            budget[0] = 0
+            return False
+        start = nl + 1
+        budget[0] -= end - start + 1
+        lead = _BLANKS.match(text, start, end).end()
+        if lead < end and lead - start < indent:
+            # (the line's first bytes only: a document's brace stands alone)
+            return text[lead:min(end, lead + 8)].rstrip() in (b"{", b"[{", b"[ {", b"- {")
+        end = start - 1
+    return False
+
+
+# the words between a copula and a state that keep it the copula's; those of them that turn it
+_BOOLEAN_BETWEEN = frozenset(b"not never no longer also still now already yet currently fully both a an".split())
+_BOOLEAN_TURNING = frozenset(b"not never no".split())
+_BOOLEAN_COPULAS = frozenset(b"is are was were".split())
+_BOOLEAN_COPULAS_TURNED = frozenset(b"isn't aren't wasn't weren't isnt arent wasnt werent".split())
+_BOOLEAN_JOINS = frozenset((b"and", b"but", b","))
+_BOOLEAN_CONDITIONS = frozenset(b"if once when whether until unless after before".split())
+_BOOLEAN_LITERAL_AFTER = re.compile(rb"[`'\"*_]*[ \t]*(?:[:=]|is|was)[ \t]*[`'\"]?(true|false)(?![\w])")
+_BOOLEAN_CLAUSE_START = re.compile(rb"[.;!?\n(\[]")
+
+
+def _boolean_said(lowered: bytes, at: int, end: int) -> bool | None:
+    """What a block (in lower case) tells of the state word at ``lowered[at:end]``: True
+    (``is mergeable``, ``open and mergeable``), False (``is not mergeable``, ``isn't``,
+    ``non-mergeable``, ``mergeable: false``), or None where the word is no predicate of the
+    record or stands in a condition."""
+    if (at and (lowered[at - 1:at].isalnum() or lowered[at - 1] in b"_")) or (
+            end < len(lowered) and (lowered[end:end + 1].isalnum() or lowered[end] in b"_-")):
+        return None
+    literal = _BOOLEAN_LITERAL_AFTER.match(lowered, end)
+    if literal is not None:
+        return literal.group(1) == b"true"
+    turned = lowered[max(0, at - 4):at] == b"non-" or lowered[max(0, at - 3):at] == b"un-"
+    if lowered[at - 1:at] == b"-" and not turned:
+        return None
+    start = at - 160 if at > 160 else 0
+    for m in _BOOLEAN_CLAUSE_START.finditer(lowered, start, at):
+        start = m.end()
+    words = lowered[start:at - 4 if turned and lowered[at - 4:at] == b"non-" else at - 3 if turned else at].replace(
+        b",", b" , ").replace(b"\xe2\x80\x99", b"'").split()
+    if any(w in _BOOLEAN_CONDITIONS for w in words):
+        return None
+    i = len(words)
+    while i and words[i - 1] in _BOOLEAN_BETWEEN:
+        turned ^= words[i - 1] in _BOOLEAN_TURNING and words[i - 1] != b"longer"
+        i -= 1
+    if not i:
+        return None
+    link = words[i - 1]
+    if link in _BOOLEAN_COPULAS_TURNED:
+        turned = not turned
+    elif link not in _BOOLEAN_COPULAS and not (
+            link in _BOOLEAN_JOINS and any(w in _BOOLEAN_COPULAS or w in _BOOLEAN_COPULAS_TURNED for w in words[:i - 1])):
+        return None
+    return not turned
+
+
 def _numbers_by_key(facts: _Facts, plural_only: bool = False) -> dict[bytes, set[bytes]]:
     """A text's kv keys (lower case) -> the whole numbers it sets each to (``plural_only``: the
     keys ending in ``s`` only). The rows are chosen in numpy (a value's first byte a digit or a
@@ -26195,8 +26423,9 @@ def _scoped_pairs(data: bytes, start: int, end: int, counted: bool = True) -> li
     low = data[start:end].lower()
     overridden = (b"effective" in low or b"actual" in low or b"overridden" in low or b"runtime" in low
                   or b"env" in low)
-    for m in _SCOPED_KV.finditer(data, start, end):
+    for m in _SCOPED_KV_SPELLED.finditer(data, start, end):
         value = m.group(2).rstrip(b".:")
+        value = _DIGITS_OF_CARDINAL.get(value, value)  # ("retries: five" states retries=5)
         # (a change "retries 7 -> 3" is the file's 3, 7 what it held: red team 139, F06, 7 read
         # as the file's was refused)
         for arrow in (b"->", b"=>", b"\xe2\x86\x92"):
@@ -26394,6 +26623,13 @@ def _words_trie(words: Iterable[bytes]) -> bytes:
 _VALUE_THEN_KEY = re.compile(rb"([0-9]+(?:\.[0-9]+)?|" + _words_trie(_DIGITS_OF_CARDINAL)
                              + rb")[ \t]+([A-Za-z_][\w-]*)(?![\w.-])")
 _GLUED_BEFORE_COUNT = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:/+=-")
+# _SCOPED_KV, a count spelled out after its key read too ("config/a.yaml retries five times",
+# "workers eight, retries five": red team 141, F06; the digit forms were refused, these accepted):
+# its value the word, read as its digits by _scoped_pairs
+_SCOPED_KV_SPELLED = re.compile(
+    rb"([A-Za-z_](?<![\w.\[-].)(?>[\w-]*(?:\.[\w-]+)*))[ \t]*(?:[=:]|[ \t](?:is|are|was|of|at|=|(?:set|sets|changed)?[ \t]*to)[ \t]"
+    rb"|(?<=[ \t])(?=[-+]?\d|(?:" + _words_trie(_DIGITS_OF_CARDINAL) + rb")(?![\w-])))"
+    rb"[ \t]*[`'\"]?([^\s,;|)`'\"\]]+)")
 
 
 def _walked_line_pairs(data: bytes, line: bytes, start: int, end: int) -> list[tuple[bytes, bytes]]:
