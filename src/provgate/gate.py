@@ -6761,6 +6761,10 @@ class _Check:
         hints = {name: k for name, h in self.cited_names.items() if (k := by_handle.get(h, -1)) >= 0}
         owner, row, sets = self._ground(tables, texts, groups, haystack_groups, [texts[k] for k in by_pre.values()],
                                         hints)
+        if not owner.size:
+            # every row grounded (a standard summarize's 1,100): no later reading has a row to
+            # ask, and their set-up (the sources per block, the stages) cost more than the look-up
+            return [()] * len(tables)
         # rows come ordered by table, so each table's are one slice
         starts = np.searchsorted(owner, np.arange(len(tables) + 1))
         if owner.size:
