@@ -5739,8 +5739,10 @@ class _Check:
             own = block.derived_from
             read = file_looks.keys() & own
             left = logged.keys() & own if logged else None
+            # (bytes.find, not ``in``: CPython 3.11's bytes ``in`` first reads its operand as an
+            # int, raising and clearing a TypeError, ~1k instructions a test; the same below)
             for h in read:
-                if file_looks[h] in data:
+                if data.find(file_looks[h]) >= 0:
                     break
             else:
                 # (a handle the window reads is looked for under the window's file alone: the name of
@@ -5748,7 +5750,7 @@ class _Check:
                 if not left:
                     continue
                 for h in left - read:
-                    if _resource_look(logged[h]) in data:
+                    if data.find(_resource_look(logged[h])) >= 0:
                         break
                 else:
                     continue
@@ -5757,7 +5759,7 @@ class _Check:
                 resources.update(map(logged.__getitem__, left))
             names = _names_of_resources(frozenset(resources))
             scopes = _file_scopes(data, names)
-            if b" in " in data or b" for " in data:
+            if data.find(b" in ") >= 0 or data.find(b" for ") >= 0:
                 scopes += _key_first_scopes(data, names)
             if not scopes:
                 continue
@@ -5789,7 +5791,7 @@ class _Check:
                             if text is None:
                                 x = gate.source_facts(h)
                                 text = texts[h] = b"" if x is None else x.table.data
-                            if key in text or lowered in text:
+                            if text.find(key) >= 0 or text.find(lowered) >= 0:
                                 break
                             written = keys_written.get(h)
                             if written is None:
@@ -26442,15 +26444,17 @@ def _scoped_pairs(data: bytes, start: int, end: int, counted: bool = True) -> li
     ``counted`` a figure before a word as that word's value (:data:`_VALUE_THEN_KEY`)."""
     out = []
     low = data[start:end].lower()
-    overridden = (b"effective" in low or b"actual" in low or b"overridden" in low or b"runtime" in low
-                  or b"env" in low)
+    # (bytes.find, not ``in``: CPython 3.11's bytes ``in`` raises and clears a TypeError first,
+    # ~1k instructions a test, and a summary's scopes ask these for each stretch)
+    overridden = (low.find(b"effective") >= 0 or low.find(b"actual") >= 0 or low.find(b"overridden") >= 0
+                  or low.find(b"runtime") >= 0 or low.find(b"env") >= 0)
     for m in _SCOPED_KV_SPELLED.finditer(data, start, end):
         value = m.group(2).rstrip(b".:")
         value = _DIGITS_OF_CARDINAL.get(value, value)  # ("retries: five" states retries=5)
         # (a change "retries 7 -> 3" is the file's 3, 7 what it held: red team 139, F06, 7 read
         # as the file's was refused)
         for arrow in (b"->", b"=>", b"\xe2\x86\x92"):
-            if arrow in value:
+            if value.find(arrow) >= 0:
                 value = value.rpartition(arrow)[2].rstrip(b".:")
                 break
         else:
@@ -26681,7 +26685,8 @@ def _file_scopes(data: bytes, names: Mapping[bytes, tuple[frozenset[str], bool]]
     anywhere else is named in passing and binds nothing. One pass over ``data`` and its
     names' places."""
     places: list[tuple[int, int, frozenset[str]]] = []
-    backslashed = b"\\" in data
+    # (bytes.find, not ``in``: see _scoped_pairs)
+    backslashed = data.find(b"\\") >= 0
     # (the ends of the places found: a file's name alone at the end of its path found first is
     # that path's, and no path before it need be read back)
     ends: dict[int, None] = {}
@@ -26749,7 +26754,7 @@ def _file_scopes(data: bytes, names: Mapping[bytes, tuple[frozenset[str], bool]]
                 continue
             kept.append(place)
         places = kept
-    if b'":' in data:
+    if data.find(b'":') >= 0:
         places = _json_object_scopes(data, places, scopes)
         if not places:
             return [scope for scope in scopes if scope[1]]
