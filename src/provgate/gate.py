@@ -202,8 +202,6 @@ _KIND_CITATION = int(Kind.CITATION)
 _CITATION_BYTE = bytes([_KIND_CITATION])
 _KIND_KV = int(Kind.KV)
 _KIND_QUOTE = int(Kind.QUOTE)
-_KV_BYTE = bytes([_KIND_KV])
-_QUOTE_BYTE = bytes([_KIND_QUOTE])
 _KIND_IDENTIFIER = int(Kind.IDENTIFIER)
 _KIND_NUMBER = int(Kind.NUMBER)
 _KIND_URL = int(Kind.URL)
@@ -260,7 +258,9 @@ class _Facts:
         kinds = table.kind.tobytes()
         self.n_markers = kinds.count(_CITATION_BYTE)
         self.n_facts = len(kinds) - self.n_markers
-        self.quoted = _QUOTE_BYTE in kinds  # (a text without quotations denies none: _grounding_columns)
+        # (an int in bytes, not bytes in bytes: CPython 3.11's bytes ``in`` first raises and clears
+        # a TypeError, ~1k instructions, and this runs for every changed block's table)
+        self.quoted = _KIND_QUOTE in kinds  # (a text without quotations denies none: _grounding_columns)
         self._markers: tuple[str, ...] | None = None
         self._ground_rows: np.ndarray | None = None
         self._fact_fps: np.ndarray | None = None
@@ -310,7 +310,7 @@ class _Facts:
         pieces or in so many words when no value restates it (``_ValuePool.take``)?"""
         if self._worded is None:
             kinds = self.table.kind.tobytes()
-            self._worded = _KV_BYTE in kinds or _QUOTE_BYTE in kinds
+            self._worded = _KIND_KV in kinds or _KIND_QUOTE in kinds  # (ints: see __init__)
         return self._worded
 
     def indexed(self) -> _Facts:
@@ -22075,7 +22075,7 @@ def _may_hold_table_markers(text: bytes) -> bool:
     a ``{`` or a table's ``[``, and a key of a marker (byte scans, most texts)."""
     if b"{"[0] not in text and b"["[0] not in text:
         return False
-    if not any(word in text for word in _TABLE_MARKED_HINT_WORDS):
+    if not any(text.find(word) >= 0 for word in _TABLE_MARKED_HINT_WORDS):  # (find: see _Facts.__init__)
         return False  # (a search of a word each: every summary holds a "[", most none of these)
     # (each "=" that may follow such a key, and the hint searched for around it only: a byte scan
     # a key's word, seven of them, cost 0.05 ms on the summarize benchmark's 17 KB block; the hint
@@ -23555,7 +23555,7 @@ def _figures_bracketed(text: bytes, leads: list[int] | None = None) -> dict[byte
     # (a digit that a bracket or an aside may follow found in one native pass: a search of the
     # text from each digit, in Python, cost 0.2 ms on the summarize benchmark's 17 KB of summaries)
     for end in aside_leads(text).tolist() if leads is None else leads:
-        if text[end:end + 1] in b".," and end + 1 < len(text) and 48 <= text[end + 1] <= 57:
+        if end + 1 < len(text) and text[end] in b".," and 48 <= text[end + 1] <= 57:
             continue  # (the figure goes on: "1,000 (h)" is read at its last digit)
         if _MARKS_APART.match(text, end) is not None:
             continue  # ("30 * time.Second", "30 _ x": marks with a blank after them open no emphasis)
@@ -27315,7 +27315,7 @@ def _written_count_pattern(word: str, figure: str) -> re.Pattern[bytes]:
 def _writes_count(data: bytes, word: str, figure: str) -> bool:
     """Whether a source's text writes ``figure`` right before ``word`` (``117 passed``, ``23
     passing``): the common case of :func:`_run_counts`, by one search led by the figure."""
-    if figure.encode() not in data:
+    if data.find(figure.encode()) < 0:  # (find: see _Facts.__init__)
         return False
     for m in _written_count_pattern(word, figure).finditer(data):
         if m.start() == 0 or not (data[m.start() - 1:m.start()].isalnum() or data[m.start() - 1] in b"_.,"):
