@@ -46,6 +46,7 @@ UNITTEST_FAILED = (
 )
 UNITTEST_OK = "$ python -m unittest\n....\nRan 40 tests in 0.301s\n\nOK\n"
 MOCHA = "$ npx mocha\n\n  23 passing (2s)\n  1 failing\n\n  1) ApiClient\n       retries on 503:\n"
+PYTEST_ERRORS = "$ pytest -q\n..EE.F\n1 failed, 117 passed, 2 errors in 5.02s\n"
 
 
 def check(sources: dict[str, str], text: str):
@@ -73,6 +74,9 @@ COUNT_PAIRS = [
     ({"ci": JEST_CI}, "all 24 tests ran; 24 passed.", "24 passed", "all 24 tests ran; 23 passed."),
     ({"unittest": UNITTEST_FAILED}, "All 40 tests passed.", "40 tests passed", "Ran 40 tests: 1 failed (test_parse)."),
     ({"mocha": MOCHA}, "mocha: 24 passing.", "24 passing", "mocha: 23 passing, 1 failing."),
+    # (an error count was never read: the stem "rror" was cut two bytes back, "2 errors" read as
+    # " errors"; found by eng-counts, stop 62)
+    ({"pytest": PYTEST_ERRORS}, "117 passed, 1 failed, 1 error.", "1 error", "117 passed, 1 failed, 2 errors."),
 ]
 
 
@@ -125,6 +129,24 @@ def test_a_partial_pass_its_sources_write_is_no_reversal(sources, honest, lie, c
     assert found[0].value == claim and "exit code 1" in found[0].message, found[0]
 
 
+def test_a_count_opening_a_summary_is_read_whatever_the_summary_before_ends_with():
+    # (the summaries are read joined: the word before "120" was the other summary's last one,
+    # "step", which reads "Step 2 failed" as a step's number, and the lie went unread)
+    sources = {"pytest": PYTEST_VERBOSE}
+    gate = gate_for(sources)
+    pre = [tool("t0", "pytest", PYTEST_VERBOSE)]
+
+    def two(second: str):
+        return gate.check(pre, [summary("s1", "pytest ran the tests as the last step", ["pytest"]),
+                                summary("s2", second, ["pytest"])], operator="summarize")
+
+    verdict = two("120 tests passed.")
+    assert not verdict.accepted
+    found = outcome_violations(verdict, "outcome_count")
+    assert found and found[0].block == "s2" and found[0].value == "120 tests passed", verdict.violations
+    assert_accepted(two("117 tests passed, 3 failed."))
+
+
 def test_the_counts_read():
     assert _told_counts(b"117 of 120 tests passed, 3 failed; Step 2 failed; all 1,024 tests pass") == [
         ("passed", "117", 0, 23), ("passed", "1024", 54, 70), ("failed", "3", 25, 33)]
@@ -132,6 +154,7 @@ def test_the_counts_read():
     assert _run_counts(UNITTEST_FAILED.encode()) == {("failed", "1")}
     assert _run_counts(UNITTEST_OK.encode()) == {("passed", "40")}
     assert _run_counts(MOCHA.encode()) == {("passed", "23"), ("failed", "1")}
+    assert _told_counts(b"2 errors, 1 error") == [("error", "2", 0, 8), ("error", "1", 10, 17)]
 
 
 def test_a_long_adversarial_summary_is_read_in_one_pass():
