@@ -5660,25 +5660,27 @@ class _Check:
         post_blocks = self.post.blocks
         handle_key = gate._handle_key
         # (each source's keys once a check, by handle, and once a process, by its digest: most
-        # sources set no boolean, and a summarize edit's blocks cite the same sources again)
-        # (no call a handle once its source is known: the standard summarize's 49 blocks cite
-        # 338 handles)
-        keys_of: dict[str, dict[bytes, frozenset[bool]]] = {}
+        # sources set no boolean, and a summarize edit's blocks cite the same sources again: the
+        # standard summarize's 49 blocks cite 338 handles, 204 distinct, none setting a boolean,
+        # so the distinct handles are asked first and the blocks read only if one sets any)
         kept = _boolean_keys_by_source
+        keys_of: dict[str, dict[bytes, frozenset[bool]]] = {}
+        for h in set().union(*(post_blocks[j].derived_from for j in derived)):
+            if h not in handle_key:
+                gate.source_facts(h)  # (files its key, if it has a source)
+            key = handle_key[h] if h in handle_key else None  # noqa: SIM401 (no call a handle)
+            found = _EMPTY_STATES if key is None else kept[key] if key in kept else _boolean_keys_of(gate, h, key)
+            if found:
+                keys_of[h] = found
+        if not keys_of:
+            return
         reported: set[tuple[str | None, str | None]] | None = None
         for j, data in zip(derived, datas):
             block = post_blocks[j]
             handles = block.derived_from  # (a source cited by a marker only is not read: its look-up a call a block)
             states: dict[bytes, set[bool]] = {}
             for h in handles:
-                if h in keys_of:
-                    found = keys_of[h]
-                else:
-                    if h not in handle_key:
-                        gate.source_facts(h)  # (files its key, if it has a source)
-                    key = handle_key[h] if h in handle_key else None  # noqa: SIM401 (no call a handle)
-                    found = keys_of[h] = _EMPTY_STATES if key is None else kept[key] if key in kept else (
-                        _boolean_keys_of(gate, h, key))
+                found = keys_of.get(h)
                 if found:
                     for word, held in found.items():
                         states.setdefault(word, set()).update(held)
