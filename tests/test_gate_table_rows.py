@@ -103,3 +103,24 @@ def test_the_tables_read_and_their_keys():
     assert [v for _, v in kube] == [frozenset(), frozenset({b"14"}), frozenset()]
     # (prose with figures, a header with one row: no table)
     assert _table_rows(b"NAME  AGE\nweb   12d\n\nWe shipped 412 orders and 37 were cancelled.\n") == ()
+
+
+# red team 142, F07: the colon form ("shipped: 412") was cut at its colon, the key from its figure
+@pytest.mark.parametrize("lie, honest", [
+    ("shipped: 412, pending: 1523.", "shipped: 1523, pending: 412."),
+    ("Orders by status - shipped: 412; pending: 1523; cancelled: 37.",
+     "Orders by status - shipped: 1523; pending: 412; cancelled: 37."),
+    ("Pending: 1523 orders.", "Pending: 412 orders."),
+])
+def test_a_row_given_another_rows_figure_after_a_colon_is_refused(lie, honest):
+    find(_summarize(SQL, lie), "I1", value="412" if "412" in lie.split(",")[0] else "1523")
+    assert_accepted(_summarize(SQL, honest))
+
+
+@pytest.mark.parametrize("honest", [
+    "Orders by status: shipped 1523, pending 412, cancelled 37.",
+    "Counts: 1523 shipped, 412 pending and 37 cancelled.",
+    "Most orders have shipped: 1523 of them; 412 are pending.",
+])
+def test_colon_forms_of_the_rows_own_figures_stay_accepted(honest):
+    assert_accepted(_summarize(SQL, honest))
