@@ -13815,7 +13815,7 @@ class _OutcomeLines:
     -v`` log of 80 KB took 12 s, red team 142 F22) and named every test of the run on each record.
     One signal's matches come in order, so each search starts where the last line ended."""
 
-    __slots__ = ("text", "escapes", "seen", "low", "start", "end", "newline")
+    __slots__ = ("end", "escapes", "low", "newline", "seen", "start", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
