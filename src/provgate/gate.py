@@ -27128,7 +27128,12 @@ def _told_single_before(lowered: bytes, start: int) -> int | None:
     """Where "a single" (:data:`_TOLD_SINGLE_BEFORE`) a told outcome word at ``start`` follows
     starts, within :data:`_TOLD_COUNT_LOOK_BACK` bytes; None if it does not, or follows a word
     that makes it none or every one ("not a single test failed")."""
-    m = _TOLD_SINGLE_BEFORE.search(lowered, max(0, start - _TOLD_COUNT_LOOK_BACK), start)
+    low = max(0, start - _TOLD_COUNT_LOOK_BACK)
+    window = lowered[low:start]
+    # (the words searched first in the window: the pattern is tried only where one stands)
+    if not any(word in window for word in _TOLD_SINGLE_WORDS):
+        return None
+    m = _TOLD_SINGLE_BEFORE.search(lowered, low, start)
     if m is None:
         return None
     previous = lowered[max(0, m.start() - 24):m.start()].split()
@@ -27142,7 +27147,6 @@ def _told_counts(data: bytes) -> list[tuple[str, str, int, int]]:
     :data:`_TOLD_COUNT_LOOK_BACK` bytes: linear in ``data``."""
     lowered = data.lower()
     told: list[tuple[str, str, int, int]] = []
-    singles = any(word in lowered for word in _TOLD_SINGLE_WORDS)
     for stem in _TOLD_OUTCOME_STEMS:
         at = lowered.find(stem)
         while at >= 0:
@@ -27154,7 +27158,7 @@ def _told_counts(data: bytes) -> list[tuple[str, str, int, int]]:
                 continue
             figure = _told_figure_before(lowered, start)
             if figure is None:
-                if singles and (single := _told_single_before(lowered, start)) is not None:
+                if (single := _told_single_before(lowered, start)) is not None:
                     told.append((word.decode(), "1", single, end))
                 continue
             if lowered[start:end] in _TOLD_PASS_OF_TESTS and _TOLD_TEST_NOUN.search(lowered, figure.start(), start) is None:
