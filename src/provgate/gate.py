@@ -5099,7 +5099,8 @@ class _Check:
                       if (r := _outcome_named_in(names, words, o, o.failures.get(k), False)) is not None]
             if not failed:
                 continue
-            if any(_outcome_named_in(names, words, o, o.successes.get(k), True) is not None
+            whole = _TOLD_WHOLE_RUN.search(clause) is not None
+            if any(_outcome_named_in(names, words, o, o.successes.get(k), True, whole) is not None
                    for _, o in sources for k in refuted_by):
                 continue  # (a run that succeeded: a later one, or another of the things named)
             if kind in ("exists", "found") and names and any(
@@ -13789,6 +13790,7 @@ _OUTCOME_RUN_WORDS = frozenset((
 _OUTCOME_WORD = re.compile(r"[a-z]{3,}")
 _OUTCOME_IDENT_ONLY = re.compile(r"`[^`\n]*`|\S*[\w][_./:=@][\w./:=@+-]*")
 _OUTCOME_TEST_NAME = re.compile(r"\btest_\w+|\w+::\w+")
+_OUTCOME_JSON_START = re.compile(r"[ \t\r\n\ufeff]*+[\[{]")
 _OUTCOME_COMMAND = re.compile(r"^\$\s+(?:sudo\s+)?(?:\./)?([\w.-]+)", re.MULTILINE)
 _OUTCOME_PATCH_APPLIED = re.compile(r"\bPatch applied\b|\bApplied patch\b|^Success\. Updated the following files",
                                     re.MULTILINE | re.IGNORECASE)
@@ -13813,7 +13815,9 @@ class _OutcomeKind(NamedTuple):
 
     last: _OutcomeRecord
     by_test: dict[str, _OutcomeRecord]
-    unnamed: bool
+    # (the last line naming no test, None if every line names one: a whole-run claim stands only
+    # on such a success, pytest -v's "::test_a PASSED" shows test_a's pass, red team 142 F01)
+    unnamed: _OutcomeRecord | None
 
 
 class _Outcomes(NamedTuple):
@@ -13882,28 +13886,71 @@ def _outcomes_of(facts: _Facts, full: bool = False) -> _Outcomes | None:
 
 def _outcome_kinds(text: str, signals: tuple[tuple[str, re.Pattern[str]], ...]) -> dict[str, _OutcomeKind]:
     found: dict[str, _OutcomeKind] = {}
+    lines = _OutcomeLines(text)
     for kind, signal in signals:
         last: _OutcomeRecord | None = None
         by_test: dict[str, _OutcomeRecord] = {}
-        unnamed = False
+        unnamed: _OutcomeRecord | None = None
+        lines.restart()
         for m in signal.finditer(text):
-            record = _outcome_record(kind, text, m)
+            record = lines.record(kind, m)
             if last is None or record.at >= last.at:
                 last = record
             for test in record.tests:
                 by_test[test] = record
-            unnamed = unnamed or not record.tests
+            if not record.tests and (unnamed is None or record.at >= unnamed.at):
+                unnamed = record
         if last is not None:
             found[kind] = _OutcomeKind(last, by_test, unnamed)
     return found
 
 
-def _outcome_record(kind: str, text: str, m: re.Match[str]) -> _OutcomeRecord:
-    start = text.rfind("\n", 0, m.start()) + 1
-    end = text.find("\n", m.end())
-    line = text[start:end if end >= 0 else len(text)]
-    return _OutcomeRecord(kind, line.strip(), start, frozenset(
-        name.lower() for test in _OUTCOME_TEST_NAME.findall(line) for name in test.split("::")))
+class _OutcomeLines:
+    """The lines of a source's signal matches, each read once. In a JSON document a line also
+    ends at a ``\\n`` escape: a tool result wrapped as JSON (MCP, ``{"stdout": ...}``) is one
+    line, and reading that whole line for each of its matches was quadratic (a 2000-test ``pytest
+    -v`` log of 80 KB took 12 s, red team 142 F22) and named every test of the run on each record.
+    One signal's matches come in order, so each search starts where the last line ended."""
+
+    __slots__ = ("end", "escapes", "low", "newline", "seen", "start", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.escapes = _OUTCOME_JSON_START.match(text) is not None
+        self.seen: dict[int, tuple[int, str, frozenset[str]]] = {}  # (line start: its end, text, tests)
+        self.restart()
+
+    def restart(self) -> None:
+        self.low = 0  # (no line of this signal's remaining matches starts before it)
+        self.start = self.end = -1
+        self.newline = -1  # (the next newline at or after the last line read, or len(text))
+
+    def record(self, kind: str, m: re.Match[str]) -> _OutcomeRecord:
+        text = self.text
+        pos = m.start()
+        if not self.start <= pos < self.end:
+            start = max(text.rfind("\n", self.low, pos) + 1, self.low)
+            if pos >= self.newline:
+                newline = text.find("\n", m.end())
+                self.newline = newline if newline >= 0 else len(text)
+            end = self.newline
+            if self.escapes:
+                escape = text.rfind("\\n", start, pos)
+                if escape >= 0:
+                    start = escape + 2
+                escape = text.find("\\n", m.end(), end)
+                if escape >= 0:
+                    end = escape
+            self.start, self.end = start, end
+            self.low = end
+        start, end = self.start, self.end
+        known = self.seen.get(start)
+        if known is None or known[0] != end:
+            line = text[start:end]
+            known = (end, line.strip(), frozenset(
+                name.lower() for test in _OUTCOME_TEST_NAME.findall(line) for name in test.split("::")))
+            self.seen[start] = known
+        return _OutcomeRecord(kind, known[1], start, known[2])
 
 
 def _outcome_shown(text: str) -> frozenset[str]:
@@ -14021,14 +14068,16 @@ def _outcome_sentences(text: str) -> Iterator[str]:
 
 
 def _outcome_named_in(names: set[str], words: set[str], outcomes: _Outcomes, lines: _OutcomeKind | None,
-                      success: bool) -> _OutcomeRecord | None:
+                      success: bool, whole: bool = False) -> _OutcomeRecord | None:
     """The line of ``lines`` (one kind of outcome of ``outcomes``) that a claim naming ``names``
     and saying ``words`` (:data:`_OUTCOME_RUN_WORDS` aside; none of either: a claim of the run as
     a whole) speaks of, if any. A test it names must be one a failure line names (``test_b
     passes`` of a run where test_a failed speaks of another test), or be covered by a success
     line: one naming it, or a tests line naming none (``12 passed``). Any other name or word
     is one of the source's (``make build`` of ``$ make build``; "the migration completed"
-    speaks of no pytest run)."""
+    speaks of no pytest run). A success line a claim of the whole run (``whole``: all, every,
+    or naming nothing) stands on names no test: pytest -v's ``::test_a PASSED`` before ``3
+    failed, 117 passed`` is no pass of the suite (red team 142, F01)."""
     if lines is None:
         return None
     tests = {n for n in names if n.startswith("test_")}
@@ -14037,9 +14086,12 @@ def _outcome_named_in(names: set[str], words: set[str], outcomes: _Outcomes, lin
             if test in lines.by_test:
                 return lines.by_test[test]
         return lines.last if success and lines.unnamed and lines.last.kind == "tests" else None
+    last = lines.unnamed if success and (whole or not (names or words)) else lines.last
+    if last is None:
+        return None
     if not names and not words:
-        return lines.last
-    return lines.last if names & outcomes.names or words & outcomes.words else None
+        return last
+    return last if names & outcomes.names or words & outcomes.words else None
 
 
 def _manifest_versions(facts: _Facts) -> set[tuple[bytes, bytes, bool, bool]]:
@@ -27234,18 +27286,29 @@ _OUTCOME_NAMES = frozenset(_outcome_word(w.decode()).encode() for w in _OUTCOME_
 # and one the sources write with that very outcome says no reversed outcome (_outcome_written).
 
 # (the outcome words a summary tells a count with, lower case: their stems are found first)
-_TOLD_OUTCOME_STEMS = (b"pass", b"fail", b"skip", b"rror")
+_TOLD_OUTCOME_STEMS = (b"pass", b"fail", b"skip", b"rror", b"green", b"succe")
 _TOLD_OUTCOME_WORDS = {
     b"pass": b"passed", b"passed": b"passed", b"passing": b"passed", b"fail": b"failed", b"fails": b"failed",
     b"failed": b"failed", b"failing": b"failed", b"failure": b"failed", b"failures": b"failed",
     b"skipped": b"skipped", b"error": b"error", b"errors": b"error", b"errored": b"error",
+    b"green": b"passed", b"succeeded": b"passed", b"successful": b"passed", b"successfully": b"passed",
 }
+# (the words that tell a pass only of a count of tests: "All 120 tests are green", "120 tests ran
+# successfully" of `3 failed, 117 passed` (red team 142, F02), not "2 deploys succeeded")
+_TOLD_PASS_OF_TESTS = frozenset((b"green", b"succeeded", b"successful", b"successfully"))
+_TOLD_TEST_NOUN = re.compile(rb"\b(?:tests?|cases?|specs?|suites?)\b")
+_TOLD_COUNT_NOUNS = (rb"(?:(?:unit|integration|e2e|smoke)[ \t]+)?(?:(?:tests?|test[ \t]+cases?|cases?|specs?|"
+                     rb"(?:test[ \t]+)?suites?)[ \t]+)?"
+                     rb"(?:(?:have|had|were|was|are|is|all|now|still|then|ran|run|completed|finished|executed)[ \t]+)?\Z")
 # (the figure and the words between it and the outcome word: "117 of 120 tests passed" tells 117
 # passed, "120 tests have passed", "3 unit tests failed"; anchored at the word, searched back)
-_TOLD_COUNT_BEFORE = re.compile(
-    rb"(\d[\d,]*)(?:[ \t]*(?:/|(?:out[ \t]+)?of)[ \t]*\d[\d,]*)?[ \t]+"
-    rb"(?:(?:unit|integration|e2e|smoke)[ \t]+)?(?:(?:tests?|test[ \t]+cases?|cases?|specs?|(?:test[ \t]+)?suites?)[ \t]+)?"
-    rb"(?:(?:have|had|were|was|all|now|still|then)[ \t]+)?\Z")
+_TOLD_COUNT_BEFORE = re.compile(rb"(\d[\d,]*)(?:[ \t]*(?:/|(?:out[ \t]+)?of)[ \t]*\d[\d,]*)?[ \t]+" + _TOLD_COUNT_NOUNS)
+# (a count of one told as "a single": "A single test fails" of 3 failures, red team 142, F12;
+# "not a single test failed" and "every single test passed" tell no one, see _told_single_before)
+_TOLD_SINGLE_WORDS = (b"single", b"lone", b"sole")
+_TOLD_SINGLE_BEFORE = re.compile(rb"(?<![a-z])(?:(?:only|just)[ \t]+)?(?:a|the|one)[ \t]+(?:single|lone|sole)[ \t]+"
+                                 + _TOLD_COUNT_NOUNS)
+_TOLD_SINGLE_NOT = frozenset((b"not", b"no", b"nor", b"never", b"without", b"every", b"each", b"than"))
 _TOLD_COUNT_LOOK_BACK = 96
 # (the words a told count may follow: any other word makes the figure a name's, "Step 2 failed",
 # "attempt 3 failed", "Python 3 failed to build")
@@ -27326,6 +27389,22 @@ def _writes_count(data: bytes, word: str, figure: str) -> bool:
     return False
 
 
+def _told_single_before(lowered: bytes, start: int) -> int | None:
+    """Where "a single" (:data:`_TOLD_SINGLE_BEFORE`) a told outcome word at ``start`` follows
+    starts, within :data:`_TOLD_COUNT_LOOK_BACK` bytes; None if it does not, or follows a word
+    that makes it none or every one ("not a single test failed")."""
+    low = max(0, start - _TOLD_COUNT_LOOK_BACK)
+    window = lowered[low:start]
+    # (the words searched first in the window: the pattern is tried only where one stands)
+    if not any(word in window for word in _TOLD_SINGLE_WORDS):
+        return None
+    m = _TOLD_SINGLE_BEFORE.search(lowered, low, start)
+    if m is None:
+        return None
+    previous = lowered[max(0, m.start() - 24):m.start()].split()
+    return None if previous and previous[-1] in _TOLD_SINGLE_NOT else m.start()
+
+
 def _told_counts(data: bytes) -> list[tuple[str, str, int, int]]:
     """The counts ``data`` tells with an outcome word (:data:`_TOLD_OUTCOME_WORDS`): (outcome,
     count, start, end of the told words), found from the words back (a pattern opening with a
@@ -27344,6 +27423,10 @@ def _told_counts(data: bytes) -> list[tuple[str, str, int, int]]:
                 continue
             figure = _told_figure_before(lowered, start)
             if figure is None:
+                if (single := _told_single_before(lowered, start)) is not None:
+                    told.append((word.decode(), "1", single, end))
+                continue
+            if lowered[start:end] in _TOLD_PASS_OF_TESTS and _TOLD_TEST_NOUN.search(lowered, figure.start(), start) is None:
                 continue
             first = figure.start()
             if first and (lowered[first - 1:first].isalnum() or lowered[first - 1] in b"._#/-+$v"):
