@@ -171,3 +171,22 @@ Date:   Fri Mar 1 17:30:00 2024 +0100
 
     Bump numpy to 1.26.4
 """
+
+
+# pytest -v of a run with three failures (red teams 141 and 142: the outcome-count and
+# whole-run-claim tests)
+PYTEST_VERBOSE = (
+    "$ pytest -v tests/\n============================= test session starts ==============================\n"
+    "platform linux -- Python 3.11.6, pytest-7.4.3, pluggy-1.3.0 -- /usr/bin/python3\n"
+    "rootdir: /home/user/app\ncollected 120 items\n\n"
+    "tests/test_api.py::test_list_users PASSED                                [  0%]\n"
+    "tests/test_api.py::test_create_user FAILED                               [  1%]\n"
+    "tests/test_api.py::test_delete_user FAILED                               [  2%]\n"
+    "tests/test_models.py::test_user_repr PASSED                              [  3%]\n"
+    "tests/test_api.py::test_update_user FAILED                               [  4%]\n\n"
+    "=========================== short test summary info ============================\n"
+    "FAILED tests/test_api.py::test_create_user - assert 500 == 201\n"
+    "FAILED tests/test_api.py::test_delete_user - KeyError: 'id'\n"
+    "FAILED tests/test_api.py::test_update_user - AttributeError: 'NoneType' object has no attribute 'name'\n"
+    "======================== 3 failed, 117 passed in 12.34s ========================\n"
+)

@@ -10,24 +10,10 @@ that pass is no reversal, "All tests passed." still is one."""
 from __future__ import annotations
 
 import pytest
-from gate_helpers import assert_accepted, gate_for, summary, tool
+from gate_helpers import PYTEST_VERBOSE, assert_accepted, gate_for, summary, tool
 
 from provgate.gate import _run_counts, _told_counts
 
-PYTEST_VERBOSE = (
-    "$ pytest -v tests/\n============================= test session starts ==============================\n"
-    "platform linux -- Python 3.11.6, pytest-7.4.3, pluggy-1.3.0 -- /usr/bin/python3\n"
-    "rootdir: /home/user/app\ncollected 120 items\n\n"
-    "tests/test_api.py::test_list_users PASSED                                [  0%]\n"
-    "tests/test_api.py::test_create_user FAILED                               [  1%]\n"
-    "tests/test_api.py::test_delete_user FAILED                               [  2%]\n"
-    "tests/test_api.py::test_update_user FAILED                               [  4%]\n\n"
-    "=========================== short test summary info ============================\n"
-    "FAILED tests/test_api.py::test_create_user - assert 500 == 201\n"
-    "FAILED tests/test_api.py::test_delete_user - KeyError: 'id'\n"
-    "FAILED tests/test_api.py::test_update_user - AttributeError: 'NoneType' object has no attribute 'name'\n"
-    "======================== 3 failed, 117 passed in 12.34s ========================\n"
-)
 # (pytest -q writes no collected count: 120 is the sum of the two)
 PYTEST_QUIET = "$ pytest -q\n....F..F\n2 failed, 118 passed, 4 skipped in 3.20s\n"
 PYTEST_ALL_PASSED = "$ pytest -q tests/\ncollected 120 items\n\n120 passed in 9.81s\n"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from gate_helpers import assert_accepted, gate_for, summary, tool
+from gate_helpers import PYTEST_VERBOSE, assert_accepted, gate_for, summary, tool
 
 from provgate.gate import (
     _OUTCOME_FAILURE_SIGNALS,
@@ -21,21 +21,6 @@ from provgate.gate import (
     _told_counts,
 )
 
-PYTEST_VERBOSE = (
-    "$ pytest -v tests/\n============================= test session starts ==============================\n"
-    "platform linux -- Python 3.11.6, pytest-7.4.3, pluggy-1.3.0 -- /usr/bin/python3\n"
-    "rootdir: /home/user/app\ncollected 120 items\n\n"
-    "tests/test_api.py::test_list_users PASSED                                [  0%]\n"
-    "tests/test_api.py::test_create_user FAILED                               [  1%]\n"
-    "tests/test_api.py::test_delete_user FAILED                               [  2%]\n"
-    "tests/test_models.py::test_user_repr PASSED                              [  3%]\n"
-    "tests/test_api.py::test_update_user FAILED                               [  4%]\n\n"
-    "=========================== short test summary info ============================\n"
-    "FAILED tests/test_api.py::test_create_user - assert 500 == 201\n"
-    "FAILED tests/test_api.py::test_delete_user - KeyError: 'id'\n"
-    "FAILED tests/test_api.py::test_update_user - AttributeError: 'NoneType' object has no attribute 'name'\n"
-    "======================== 3 failed, 117 passed in 12.34s ========================\n"
-)
 PYTEST_VERBOSE_GREEN = (
     "$ pytest -v tests/\ncollected 120 items\n\n"
     "tests/test_api.py::test_list_users PASSED                                [  0%]\n"
