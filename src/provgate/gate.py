@@ -27794,7 +27794,14 @@ _GIT_SUMMARY_READS = (
     re.compile(r"\b(?:checked\s+out|check\s+out|switched\s+to|switch\s+to|merged(?:\s+\w+)?\s+into|rebased"
                r"(?:\s+\w+)?\s+onto)\s+(?:the\s+)?(?:branch\s+)?" + _GIT_SUMMARY_REF, re.IGNORECASE),
     re.compile(r"\bbranch\s+" + _GIT_SUMMARY_REF, re.IGNORECASE),
+    # (merged [X] to Y, merged X → Y: "to" is as common as "into" for a merge; red team 142, F13.
+    # The name is read only where it is written as a ref or is a default branch: "merged the
+    # fixes to make the build pass" names no branch)
+    re.compile(r"\bmerged(?:\s+(?!to\b)[\w`'\"./-]+)?(?:\s+to\b|\s*(?:→|->|=>))\s*(?:the\s+)?(?:branch\s+)?"
+               + _GIT_SUMMARY_REF, re.IGNORECASE),
 )
+# (the read above, whose name must look like a ref or a default branch)
+_GIT_MERGED_TO_READ = len(_GIT_SUMMARY_READS) - 1
 # the words a summary names a branch's place by, as written and capitalised (the summaries are
 # not lowered for them: lowering the summarize benchmark's 17 KB cost more than the search)
 _GIT_STEMS = tuple(chain.from_iterable((w, w.capitalize()) for w in (
@@ -27810,7 +27817,10 @@ _GIT_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=\w))+")
 # main", "Next I merged it into main", "Per the plan I merged …")
 _GIT_NOT_DONE = re.compile(r"\b(?:not|never|yet|will|would|should|must|need|needs|todo|pending|plans|planned|"
                            r"going|can|could|may|might|want|wants|if|to\s+(?:merge|rebase|push|land|check\s+out|"
-                           r"switch))\b|n't\b", re.IGNORECASE)
+                           r"switch)|"
+                           # (a merge still to come, told passively: "ready to be merged to main", "open
+                           # a PR to get it merged to main", "once merged to main, CI deploys it")
+                           r"to\s+be|get|gets|once|until|ready)\b|n't\b", re.IGNORECASE)
 _GIT_DONE_BY_SUBJECT = re.compile(r"\b(?:I|we|they|he|she|you|someone|[Ww]ho)\s+(?:(?:have|had|also|then|just|already)\s+|'ve\s+)?"
                                   r"(?:merged|pushed|rebased|checked\s+out|switched|committed|landed|"
                                   r"fast-forwarded|cherry-picked|force-pushed|moved)\b")
@@ -27864,7 +27874,8 @@ def _branch_candidates(text: str) -> Iterator[tuple[str, str]]:
                             continue  # (from/to: a branch only where "branch" says so)
                 else:
                     name = m.group(1)
-                    if k in (1, 4) and not (_git_ref_like(name) or name.lower() in _GIT_DEFAULT_BRANCHES):
+                    if k in (1, 4, _GIT_MERGED_TO_READ) and not (_git_ref_like(name)
+                                                                  or name.lower() in _GIT_DEFAULT_BRANCHES):
                         continue  # ("pushed the fix to", "branch and pushed")
                 lowered = name.lower()
                 if lowered in _GIT_GENERIC_PLACES or _GIT_DIGEST.fullmatch(lowered):
