@@ -3847,6 +3847,7 @@ class _Check:
                 self._timed("I1", self._check_outcome_counts)
                 self._timed("I1", self._check_found_claims_of_denied_quotes)
                 self._timed("I1", self._check_diff_direction)
+                self._timed("I1", self._check_expected_swapped)
                 self._timed("I1", self._check_units_grounded)
                 self._timed("I1", self._check_dates_times_said)
                 self._timed("I1", self._check_identifiers_repaired)
@@ -5238,6 +5239,45 @@ class _Check:
                          evidence={"source": source, "clause": clause[:200],
                                    "change": "diff_removed_told_current" if side == 0 else "diff_added_told_old"})
             return
+
+    def _check_expected_swapped(self) -> None:
+        """A derived block tells a failing assertion's expected and actual values on their sides
+        (red team 142, F18): "expected 1 but received 3" of jest's ``Expected: 3`` / ``Received:
+        1``, and "returned 201 instead of 500" of pytest's ``assert 500 == 201`` (``where 500 =
+        <Response [500]>.status_code``: the side a ``where`` line computes is the actual one) were
+        grounded value by value and accepted; the next turn fixes the wrong side. Refused only
+        where a summary's pair is a source pair swapped exactly; read only for a derived block
+        whose text says "expect" or "instead of", of sources printing such a pair
+        (:func:`_assertion_pairs`)."""
+        derived, datas, joined, _ = self._derived_joined()
+        if not derived or not (b"xpect" in joined or b"instead of" in joined):
+            return
+        post_blocks = self.post.blocks
+        source_facts = self.gate.source_facts
+        pairs_of: dict[str, list[tuple[str, str]]] = {}
+        for j, data in zip(derived, datas):
+            if not (b"xpect" in data or b"instead of" in data):
+                continue
+            told = _told_expectations(data.decode("utf-8", "replace"))
+            if not told:
+                continue
+            block = post_blocks[j]
+            for h in dict.fromkeys(block.provenance):
+                if h not in pairs_of:
+                    f = source_facts(h)
+                    pairs_of[h] = _assertion_pairs(f.table.data) if f is not None else []
+                swapped = next(((exp, act, clause) for exp, act, clause in told
+                                if (act, exp) in pairs_of[h]), None)
+                if swapped is None:
+                    continue
+                exp, act, clause = swapped
+                self.violate("I1", f"block {block.id!r} tells {exp!r} as expected and {act!r} as the actual "
+                             f"value ({clause[:200]!r}), but source {h!r} prints {act!r} as expected and "
+                             f"{exp!r} as received: an assertion's sides told swapped",
+                             block=block.id, key="assertion", value=exp,
+                             evidence={"source": h, "clause": clause[:200], "expected": act, "actual": exp,
+                                       "change": "expected_actual_swapped"})
+                break
 
     def _check_patch_claim(self, block_id: str, sentence: str, sources: list[tuple[str, _Outcomes]],
                            commands: frozenset[str]) -> None:
@@ -27917,3 +27957,86 @@ def _branch_not_named(name: str, branches: frozenset[str], remotes: frozenset[st
 def _git_ref_like(name: str) -> bool:
     """Is a summary's word written as a ref is (a dash, a slash, an underscore or a digit in it)?"""
     return any(c in name for c in "-/_") or any(c.isdigit() for c in name)
+
+
+# -- a failing assertion's expected and actual sides (_Check._check_expected_swapped) ---------------
+
+# jest's `Expected: 3` / `Received: 1` (and `Expected length:` / `Received length:`, `Expected
+# number of calls:` ...): the labels say the sides
+_JEST_EXPECTED_RECEIVED = re.compile(rb"^[ \t]*Expected(?:[ \t]+[\w ]{1,30})?:[ \t]*(\S[^\n]{0,200}?)[ \t]*\n"
+                                     rb"[ \t]*Received(?:[ \t]+[\w ]{1,30})?:[ \t]*(\S[^\n]{0,200}?)[ \t]*$",
+                                     re.MULTILINE)
+# pytest's `E       assert 500 == 201`, then `E        +  where 500 = <Response [500]>.status_code`:
+# the side a `where` line computes is the actual one (`assert resp.status_code == 201` or
+# `assert 201 == resp.status_code` alike)
+_PYTEST_ASSERT_EQUAL = re.compile(rb"^E[ \t]+assert[ \t]+(\S{1,200}) == (\S{1,200})[ \t]*\n"
+                                  rb"E[ \t]+\+[ \t]+where[ \t]+(\S{1,200}) = ", re.MULTILINE)
+
+
+def _assertion_value(value: str) -> str:
+    """A value as compared: quotes, backticks and a closing stop dropped, lowered."""
+    return value.strip().rstrip(".,;:").strip("`'\"").lower()
+
+
+def _assertion_pairs(data: bytes) -> list[tuple[str, str]]:
+    """The (expected, actual) pairs of the failing assertions a source prints, where its output
+    labels the sides (jest's Expected/Received, pytest's ``assert A == B`` with a ``where`` line)."""
+    pairs: list[tuple[str, str]] = []
+    if b"Received" in data and b"Expected" in data:
+        for m in _JEST_EXPECTED_RECEIVED.finditer(data):
+            pairs.append((_assertion_value(m.group(1).decode("utf-8", "replace")),
+                          _assertion_value(m.group(2).decode("utf-8", "replace"))))
+    if b"where " in data and b" == " in data:
+        for m in _PYTEST_ASSERT_EQUAL.finditer(data):
+            left, right, computed = m.group(1), m.group(2), m.group(3)
+            if left == right or computed not in (left, right):
+                continue
+            actual, expected = (left, right) if computed == left else (right, left)
+            pairs.append((_assertion_value(expected.decode("utf-8", "replace")),
+                          _assertion_value(actual.decode("utf-8", "replace"))))
+    return [(e, a) for e, a in pairs if e != a]
+
+
+# (a value, not a word of the telling itself; a noun after a value is letters only: "3 attempts")
+_TOLD_VALUE = (r"[`'\"]?(?!(?:but|and|yet|got|gets|received|returned|returns|instead|where|when|was|were|is)\b)"
+               r"([\w.+-]{0,80}\w)[`'\"]?")  # (bounded: read at each word start, "a.a.a…" stays linear)
+_TOLD_NOUN = r"(?:\s+[A-Za-z]{1,40})?"
+# a summary's (expected, actual) tellings: "expected 3 but received 1", "expected 3, got 1",
+# "returned 1 instead of 3", "got 1 where 3 was expected", "got 1 (expected 3)"
+_TOLD_EXPECTATIONS = (
+    (re.compile(r"\bexpect(?:ed|s|ing)?\s+(?:a\s+|an\s+|the\s+)?(?:[A-Za-z]+\s+)?(?:of\s+)?" + _TOLD_VALUE
+                + _TOLD_NOUN + r",?\s+(?:but\s+|and\s+|yet\s+)?(?:got|gets|received|receives|returned|returns|"
+                r"saw|was|were|is|found|actual(?:ly)?)\s+(?:a\s+|an\s+)?" + _TOLD_VALUE, re.IGNORECASE), 1, 2),
+    (re.compile(r"\b(?:got|gets|received|receives|returned|returns|saw|gave|gives)\s+(?:a\s+|an\s+)?" + _TOLD_VALUE
+                + _TOLD_NOUN + r",?\s+(?:where|when|while|but|though|although)\s+(?:a\s+|an\s+)?" + _TOLD_VALUE
+                + _TOLD_NOUN + r"\s+(?:was|were|is|are)\s+expected\b", re.IGNORECASE), 2, 1),
+)
+# the tellings whose actual value stands before their words ("201 instead of 500", "3 attempts
+# (expected 1)"): read from the words back, a word or two, so no word start begins a search
+_TOLD_EXPECTED_AFTER = re.compile(r"(?:\binstead\s+of\s+(?:the\s+expected\s+)?|\(\s*expected\s+)" + _TOLD_VALUE,
+                                  re.IGNORECASE)
+_TOLD_ACTUAL_WORD = re.compile(r"[`'\"]?([\w.+-]{0,80}\w)[`'\"]?")
+_TOLD_NOT_VALUES = frozenset({"but", "and", "yet", "got", "gets", "received", "returned", "returns", "instead",
+                              "where", "when", "was", "were", "is", "a", "an", "the"})
+
+
+def _told_expectations(text: str) -> list[tuple[str, str, str]]:
+    """The (expected, actual, clause) pairs a summary's ``text`` tells of a failing check."""
+    told: list[tuple[str, str, str]] = []
+    for pattern, expected_group, actual_group in _TOLD_EXPECTATIONS:
+        for m in pattern.finditer(text):
+            expected = _assertion_value(m.group(expected_group))
+            actual = _assertion_value(m.group(actual_group))
+            if expected != actual:
+                told.append((expected, actual, m.group()))
+    for m in _TOLD_EXPECTED_AFTER.finditer(text):
+        words = text[max(0, m.start() - 130):m.start()].rsplit(None, 2)[-2:]
+        if words and words[-1].isalpha() and len(words) == 2:
+            words.pop()  # (a noun after the value: "3 attempts instead of 1")
+        said = _TOLD_ACTUAL_WORD.fullmatch(words[-1]) if words else None
+        if said is None or said.group(1).lower() in _TOLD_NOT_VALUES:
+            continue
+        expected, actual = _assertion_value(m.group(1)), _assertion_value(said.group(1))
+        if expected != actual:
+            told.append((expected, actual, text[max(0, m.start() - 40):m.end()].strip()))
+    return told
