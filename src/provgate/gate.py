@@ -5183,6 +5183,7 @@ class _Check:
             if diffs:
                 text = data.decode("utf-8", "replace")
                 self._refuse_diff_direction(block.id, text, facts, diffs)
+                self._refuse_word_flips(block.id, text, diffs)
             if not git_words:
                 continue
             # (the branches a summary names in git's places first: most name none, and no source is read)
@@ -5207,6 +5208,45 @@ class _Check:
                              evidence={"branches": sorted(branches)[:32], "remotes": sorted(remotes),
                                        "source": source, "change": "branch_not_named"})
                 break
+
+    def _refuse_word_flips(self, block_id: str, text: str, diffs: list[tuple[str, _DiffSides]]) -> None:
+        """A diff's key set from one word to another (``-"debug": True`` / ``+"debug": False``) is
+        told in its direction (red team 142, F20): the windows of :func:`_diff_direction_refusals`
+        are anchored on digits, so "sets debug to True" and "log_level changes from debug to info"
+        were accepted while the same swap of a port was refused (:func:`_word_flips`)."""
+        if any(v.invariant == "I1" and v.block == block_id and v.key == "diff" for v in self.violations):
+            return
+        source_facts = self.gate.source_facts
+        flips_of = self.__dict__.setdefault("_word_flips_of", {})  # (each diff parsed once a check)
+        said: set[str] | None = None
+        for h, _ in diffs:
+            if h not in flips_of:
+                f = source_facts(h)
+                flips_of[h] = _word_flips(f.table.data) if f is not None else []
+            if not flips_of[h]:
+                continue
+            if said is None:
+                lowered = text.lower()
+                said = set(_WORD_FLIP_WORDS.findall(lowered))
+            # (the flips whose key and words the summary holds, at most _WORD_FLIPS_READ of them:
+            # each is one pass over the summary)
+            told = [flip for flip in flips_of[h] if flip[1] in said
+                    and (flip[0] in said or flip[0].replace("_", " ") in lowered)][:_WORD_FLIPS_READ]
+            for flip in told:
+                found = _word_flip_refusal(text, flip)
+                if found is None:
+                    continue
+                value, side, clause = found
+                key, old, new = flip
+                told = ("the current one, but the diff removed it" if side == 0 else
+                        "the old one, but the diff set it")
+                self.violate("I1", f"block {block_id!r} tells {key} {value!r} ({clause[:200]!r}) as {told} "
+                             f"(source {h!r}: {key} {old!r} -> {new!r}): a diff's removed side is what was, "
+                             f"its added side what is",
+                             block=block_id, key="diff", value=value,
+                             evidence={"source": h, "clause": clause[:200], "setting": key, "old": old, "new": new,
+                                       "change": "diff_removed_told_current" if side == 0 else "diff_added_told_old"})
+                return
 
     def _refuse_diff_direction(self, block_id: str, text: str, facts: list[tuple[str, _Facts]],
                                diffs: list[tuple[str, _DiffSides]]) -> None:
@@ -28040,3 +28080,52 @@ def _told_expectations(text: str) -> list[tuple[str, str, str]]:
         if expected != actual:
             told.append((expected, actual, text[max(0, m.start() - 40):m.end()].strip()))
     return told
+
+
+# -- a diff's word values told in its direction (_Check._refuse_word_flips) -------------------------
+
+# a changed line setting a key to a word (`-    "debug": True,`, `+log_level: debug`): the
+# figure-anchored windows read only values holding a digit (red team 142, F20)
+_DIFF_WORD_SETTING = re.compile(rb"^([-+])[ \t]*[\"'`]?([A-Za-z_][\w.-]{0,60})[\"'`]?[ \t]*[:=][ \t]*[\"'`]?"
+                                rb"([A-Za-z_][A-Za-z_-]{0,40})[\"'`]?[ \t]*,?[ \t]*$", re.MULTILINE)
+_WORD_FLIP_WORDS = re.compile(r"[\w-]+(?:\.[\w-]+)*")  # (a sentence's stop is no part of a word)
+_WORD_FLIPS_READ = 32
+# (what, before a key, makes its clause no telling of the current value)
+_WORD_FLIP_NOT_NOW = re.compile(r"\b(?:no\s+longer|not|never|previously|formerly|used\s+to|was|were|from|"
+                                r"instead\s+of|rather\s+than|removed|dropped|old)\b|n't\b", re.IGNORECASE)
+
+
+def _word_flips(data: bytes) -> list[tuple[str, str, str]]:
+    """The (key, old word, new word) a diff's removed and added lines set a key to, where the key
+    is set once on each side and to words (no digit) that differ."""
+    if b"\n-" not in data or b"\n+" not in data:
+        return []
+    sides: tuple[dict[str, list[str]], dict[str, list[str]]] = ({}, {})
+    for m in _DIFF_WORD_SETTING.finditer(data):
+        side = sides[0] if m.group(1) == b"-" else sides[1]
+        side.setdefault(m.group(2).decode().lower(), []).append(m.group(3).decode().lower())
+    return [(key, old[0], sides[1][key][0]) for key, old in sides[0].items()
+            if len(old) == 1 and len(sides[1].get(key, ())) == 1 and old[0] != sides[1][key][0]]
+
+
+def _word_flip_refusal(text: str, flip: tuple[str, str, str]) -> tuple[str, int, str] | None:
+    """A summary's telling of a word flip against the diff: the old word told as current ("sets
+    debug to True", "debug is now True") or the change told reversed ("debug False -> True",
+    "log_level changes from debug to info"), as (the word, side as
+    :func:`_diff_direction_refusals` gives it, the clause)."""
+    key, old, new = flip
+    lowered = text.lower()
+    if key not in lowered:
+        return None
+    key_re = re.escape(key).replace("_", "[_ ]")
+    reversed_told = re.compile(r"\b" + key_re + r"\b[\s`'\":]*(?:[a-z]+\s+){0,3}?(?:from\s+)?[`'\"]?" + re.escape(new)
+                               + r"[`'\"]?\s*(?:->|→|=>|⇒|\bto\b)\s*[`'\"]?" + re.escape(old) + r"\b")
+    told_now = re.compile(r"\b" + key_re + r"\b[`'\"]?\s+(?:to|is\s+now|now|is\s+set\s+to|set\s+to|=)\s+[`'\"]?"
+                          + re.escape(old) + r"\b")
+    for pattern, side, value in ((reversed_told, 1, new), (told_now, 0, old)):
+        for m in pattern.finditer(lowered):
+            opened = max(lowered.rfind(stop, 0, m.start()) for stop in (".", ";", "\n", ","))
+            if side == 0 and _WORD_FLIP_NOT_NOW.search(lowered, opened + 1, m.start()):
+                continue  # ("no longer sets debug to True", "was debug = True")
+            return value, side, text[m.start():m.end()]
+    return None
