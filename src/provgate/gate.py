@@ -3847,6 +3847,7 @@ class _Check:
                 self._timed("I1", self._check_outcome_counts)
                 self._timed("I1", self._check_found_claims_of_denied_quotes)
                 self._timed("I1", self._check_diff_direction)
+                self._timed("I1", self._check_expected_swapped)
                 self._timed("I1", self._check_units_grounded)
                 self._timed("I1", self._check_dates_times_said)
                 self._timed("I1", self._check_identifiers_repaired)
@@ -5185,6 +5186,7 @@ class _Check:
             if diffs:
                 text = data.decode("utf-8", "replace")
                 self._refuse_diff_direction(block.id, text, facts, diffs)
+                self._refuse_word_flips(block.id, text, diffs)
             if not git_words:
                 continue
             # (the branches a summary names in git's places first: most name none, and no source is read)
@@ -5209,6 +5211,45 @@ class _Check:
                              evidence={"branches": sorted(branches)[:32], "remotes": sorted(remotes),
                                        "source": source, "change": "branch_not_named"})
                 break
+
+    def _refuse_word_flips(self, block_id: str, text: str, diffs: list[tuple[str, _DiffSides]]) -> None:
+        """A diff's key set from one word to another (``-"debug": True`` / ``+"debug": False``) is
+        told in its direction (red team 142, F20): the windows of :func:`_diff_direction_refusals`
+        are anchored on digits, so "sets debug to True" and "log_level changes from debug to info"
+        were accepted while the same swap of a port was refused (:func:`_word_flips`)."""
+        if any(v.invariant == "I1" and v.block == block_id and v.key == "diff" for v in self.violations):
+            return
+        source_facts = self.gate.source_facts
+        flips_of = self.__dict__.setdefault("_word_flips_of", {})  # (each diff parsed once a check)
+        said: set[str] | None = None
+        for h, _ in diffs:
+            if h not in flips_of:
+                f = source_facts(h)
+                flips_of[h] = _word_flips(f.table.data) if f is not None else []
+            if not flips_of[h]:
+                continue
+            if said is None:
+                lowered = text.lower()
+                said = set(_WORD_FLIP_WORDS.findall(lowered))
+            # (the flips whose key and words the summary holds, at most _WORD_FLIPS_READ of them:
+            # each is one pass over the summary)
+            told = [flip for flip in flips_of[h] if flip[1] in said
+                    and (flip[0] in said or flip[0].replace("_", " ") in lowered)][:_WORD_FLIPS_READ]
+            for flip in told:
+                found = _word_flip_refusal(text, flip)
+                if found is None:
+                    continue
+                value, side, clause = found
+                key, old, new = flip
+                told = ("the current one, but the diff removed it" if side == 0 else
+                        "the old one, but the diff set it")
+                self.violate("I1", f"block {block_id!r} tells {key} {value!r} ({clause[:200]!r}) as {told} "
+                             f"(source {h!r}: {key} {old!r} -> {new!r}): a diff's removed side is what was, "
+                             f"its added side what is",
+                             block=block_id, key="diff", value=value,
+                             evidence={"source": h, "clause": clause[:200], "setting": key, "old": old, "new": new,
+                                       "change": "diff_removed_told_current" if side == 0 else "diff_added_told_old"})
+                return
 
     def _refuse_diff_direction(self, block_id: str, text: str, facts: list[tuple[str, _Facts]],
                                diffs: list[tuple[str, _DiffSides]]) -> None:
@@ -5241,6 +5282,46 @@ class _Check:
                          evidence={"source": source, "clause": clause[:200],
                                    "change": "diff_removed_told_current" if side == 0 else "diff_added_told_old"})
             return
+
+    def _check_expected_swapped(self) -> None:
+        """A derived block tells a failing assertion's expected and actual values on their sides
+        (red team 142, F18): "expected 1 but received 3" of jest's ``Expected: 3`` / ``Received:
+        1``, and "returned 201 instead of 500" of pytest's ``assert 500 == 201`` (``where 500 =
+        <Response [500]>.status_code``: the side a ``where`` line computes is the actual one) were
+        grounded value by value and accepted; the next turn fixes the wrong side. Refused only
+        where a summary's pair is a source pair swapped exactly; read only for a derived block
+        whose text says "expect" or "instead of", of sources printing such a pair
+        (:func:`_assertion_pairs`)."""
+        derived, datas, joined, _ = self._derived_joined()
+        # (bytes.find, not 'in': CPython 3.11's bytes 'in' raises and clears a TypeError first)
+        if not derived or (joined.find(b"xpect") < 0 and joined.find(b"instead of") < 0):
+            return
+        post_blocks = self.post.blocks
+        source_facts = self.gate.source_facts
+        pairs_of: dict[str, list[tuple[str, str]]] = {}
+        for j, data in zip(derived, datas):
+            if data.find(b"xpect") < 0 and data.find(b"instead of") < 0:
+                continue
+            told = _told_expectations(data.decode("utf-8", "replace"))
+            if not told:
+                continue
+            block = post_blocks[j]
+            for h in dict.fromkeys(block.provenance):
+                if h not in pairs_of:
+                    f = source_facts(h)
+                    pairs_of[h] = _assertion_pairs(f.table.data) if f is not None else []
+                swapped = next(((exp, act, clause) for exp, act, clause in told
+                                if (act, exp) in pairs_of[h]), None)
+                if swapped is None:
+                    continue
+                exp, act, clause = swapped
+                self.violate("I1", f"block {block.id!r} tells {exp!r} as expected and {act!r} as the actual "
+                             f"value ({clause[:200]!r}), but source {h!r} prints {act!r} as expected and "
+                             f"{exp!r} as received: an assertion's sides told swapped",
+                             block=block.id, key="assertion", value=exp,
+                             evidence={"source": h, "clause": clause[:200], "expected": act, "actual": exp,
+                                       "change": "expected_actual_swapped"})
+                break
 
     def _check_patch_claim(self, block_id: str, sentence: str, sources: list[tuple[str, _Outcomes]],
                            commands: frozenset[str]) -> None:
@@ -27909,7 +27990,14 @@ _GIT_SUMMARY_READS = (
     re.compile(r"\b(?:checked\s+out|check\s+out|switched\s+to|switch\s+to|merged(?:\s+\w+)?\s+into|rebased"
                r"(?:\s+\w+)?\s+onto)\s+(?:the\s+)?(?:branch\s+)?" + _GIT_SUMMARY_REF, re.IGNORECASE),
     re.compile(r"\bbranch\s+" + _GIT_SUMMARY_REF, re.IGNORECASE),
+    # (merged [X] to Y, merged X → Y: "to" is as common as "into" for a merge; red team 142, F13.
+    # The name is read only where it is written as a ref or is a default branch: "merged the
+    # fixes to make the build pass" names no branch)
+    re.compile(r"\bmerged(?:\s+(?!to\b)[\w`'\"./-]+)?(?:\s+to\b|\s*(?:→|->|=>))\s*(?:the\s+)?(?:branch\s+)?"
+               + _GIT_SUMMARY_REF, re.IGNORECASE),
 )
+# (the read above, whose name must look like a ref or a default branch)
+_GIT_MERGED_TO_READ = len(_GIT_SUMMARY_READS) - 1
 # the words a summary names a branch's place by, as written and capitalised (the summaries are
 # not lowered for them: lowering the summarize benchmark's 17 KB cost more than the search)
 _GIT_STEMS = tuple(chain.from_iterable((w, w.capitalize()) for w in (
@@ -27925,7 +28013,10 @@ _GIT_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=\w))+")
 # main", "Next I merged it into main", "Per the plan I merged …")
 _GIT_NOT_DONE = re.compile(r"\b(?:not|never|yet|will|would|should|must|need|needs|todo|pending|plans|planned|"
                            r"going|can|could|may|might|want|wants|if|to\s+(?:merge|rebase|push|land|check\s+out|"
-                           r"switch))\b|n't\b", re.IGNORECASE)
+                           r"switch)|"
+                           # (a merge still to come, told passively: "ready to be merged to main", "open
+                           # a PR to get it merged to main", "once merged to main, CI deploys it")
+                           r"to\s+be|get|gets|once|until|ready)\b|n't\b", re.IGNORECASE)
 _GIT_DONE_BY_SUBJECT = re.compile(r"\b(?:I|we|they|he|she|you|someone|[Ww]ho)\s+(?:(?:have|had|also|then|just|already)\s+|'ve\s+)?"
                                   r"(?:merged|pushed|rebased|checked\s+out|switched|committed|landed|"
                                   r"fast-forwarded|cherry-picked|force-pushed|moved)\b")
@@ -27979,7 +28070,8 @@ def _branch_candidates(text: str) -> Iterator[tuple[str, str]]:
                             continue  # (from/to: a branch only where "branch" says so)
                 else:
                     name = m.group(1)
-                    if k in (1, 4) and not (_git_ref_like(name) or name.lower() in _GIT_DEFAULT_BRANCHES):
+                    if k in (1, 4, _GIT_MERGED_TO_READ) and not (_git_ref_like(name)
+                                                                  or name.lower() in _GIT_DEFAULT_BRANCHES):
                         continue  # ("pushed the fix to", "branch and pushed")
                 lowered = name.lower()
                 if lowered in _GIT_GENERIC_PLACES or _GIT_DIGEST.fullmatch(lowered):
@@ -28021,3 +28113,135 @@ def _branch_not_named(name: str, branches: frozenset[str], remotes: frozenset[st
 def _git_ref_like(name: str) -> bool:
     """Is a summary's word written as a ref is (a dash, a slash, an underscore or a digit in it)?"""
     return any(c in name for c in "-/_") or any(c.isdigit() for c in name)
+
+
+# -- a failing assertion's expected and actual sides (_Check._check_expected_swapped) ---------------
+
+# jest's `Expected: 3` / `Received: 1` (and `Expected length:` / `Received length:`, `Expected
+# number of calls:` ...): the labels say the sides
+_JEST_EXPECTED_RECEIVED = re.compile(rb"^[ \t]*Expected(?:[ \t]+[\w ]{1,30})?:[ \t]*(\S[^\n]{0,200}?)[ \t]*\n"
+                                     rb"[ \t]*Received(?:[ \t]+[\w ]{1,30})?:[ \t]*(\S[^\n]{0,200}?)[ \t]*$",
+                                     re.MULTILINE)
+# pytest's `E       assert 500 == 201`, then `E        +  where 500 = <Response [500]>.status_code`:
+# the side a `where` line computes is the actual one (`assert resp.status_code == 201` or
+# `assert 201 == resp.status_code` alike)
+_PYTEST_ASSERT_EQUAL = re.compile(rb"^E[ \t]+assert[ \t]+(\S{1,200}) == (\S{1,200})[ \t]*\n"
+                                  rb"E[ \t]+\+[ \t]+where[ \t]+(\S{1,200}) = ", re.MULTILINE)
+
+
+def _assertion_value(value: str) -> str:
+    """A value as compared: quotes, backticks and a closing stop dropped, lowered."""
+    return value.strip().rstrip(".,;:").strip("`'\"").lower()
+
+
+def _assertion_pairs(data: bytes) -> list[tuple[str, str]]:
+    """The (expected, actual) pairs of the failing assertions a source prints, where its output
+    labels the sides (jest's Expected/Received, pytest's ``assert A == B`` with a ``where`` line)."""
+    pairs: list[tuple[str, str]] = []
+    if b"Received" in data and b"Expected" in data:
+        for m in _JEST_EXPECTED_RECEIVED.finditer(data):
+            pairs.append((_assertion_value(m.group(1).decode("utf-8", "replace")),
+                          _assertion_value(m.group(2).decode("utf-8", "replace"))))
+    if b"where " in data and b" == " in data:
+        for m in _PYTEST_ASSERT_EQUAL.finditer(data):
+            left, right, computed = m.group(1), m.group(2), m.group(3)
+            if left == right or computed not in (left, right):
+                continue
+            actual, expected = (left, right) if computed == left else (right, left)
+            pairs.append((_assertion_value(expected.decode("utf-8", "replace")),
+                          _assertion_value(actual.decode("utf-8", "replace"))))
+    return [(e, a) for e, a in pairs if e != a]
+
+
+# (a value, not a word of the telling itself; a noun after a value is letters only: "3 attempts")
+_TOLD_VALUE = (r"[`'\"]?(?!(?:but|and|yet|got|gets|received|returned|returns|instead|where|when|was|were|is)\b)"
+               r"([\w.+-]{0,80}\w)[`'\"]?")  # (bounded: read at each word start, "a.a.a…" stays linear)
+_TOLD_NOUN = r"(?:\s+[A-Za-z]{1,40})?"
+# a summary's (expected, actual) tellings: "expected 3 but received 1", "expected 3, got 1",
+# "returned 1 instead of 3", "got 1 where 3 was expected", "got 1 (expected 3)"
+_TOLD_EXPECTATIONS = (
+    (re.compile(r"\bexpect(?:ed|s|ing)?\s+(?:a\s+|an\s+|the\s+)?(?:[A-Za-z]+\s+)?(?:of\s+)?" + _TOLD_VALUE
+                + _TOLD_NOUN + r",?\s+(?:but\s+|and\s+|yet\s+)?(?:got|gets|received|receives|returned|returns|"
+                r"saw|was|were|is|found|actual(?:ly)?)\s+(?:a\s+|an\s+)?" + _TOLD_VALUE, re.IGNORECASE), 1, 2),
+    (re.compile(r"\b(?:got|gets|received|receives|returned|returns|saw|gave|gives)\s+(?:a\s+|an\s+)?" + _TOLD_VALUE
+                + _TOLD_NOUN + r",?\s+(?:where|when|while|but|though|although)\s+(?:a\s+|an\s+)?" + _TOLD_VALUE
+                + _TOLD_NOUN + r"\s+(?:was|were|is|are)\s+expected\b", re.IGNORECASE), 2, 1),
+)
+# the tellings whose actual value stands before their words ("201 instead of 500", "3 attempts
+# (expected 1)"): read from the words back, a word or two, so no word start begins a search
+_TOLD_EXPECTED_AFTER = re.compile(r"(?:\binstead\s+of\s+(?:the\s+expected\s+)?|\(\s*expected\s+)" + _TOLD_VALUE,
+                                  re.IGNORECASE)
+_TOLD_ACTUAL_WORD = re.compile(r"[`'\"]?([\w.+-]{0,80}\w)[`'\"]?")
+_TOLD_NOT_VALUES = frozenset({"but", "and", "yet", "got", "gets", "received", "returned", "returns", "instead",
+                              "where", "when", "was", "were", "is", "a", "an", "the"})
+
+
+def _told_expectations(text: str) -> list[tuple[str, str, str]]:
+    """The (expected, actual, clause) pairs a summary's ``text`` tells of a failing check."""
+    told: list[tuple[str, str, str]] = []
+    for pattern, expected_group, actual_group in _TOLD_EXPECTATIONS:
+        for m in pattern.finditer(text):
+            expected = _assertion_value(m.group(expected_group))
+            actual = _assertion_value(m.group(actual_group))
+            if expected != actual:
+                told.append((expected, actual, m.group()))
+    for m in _TOLD_EXPECTED_AFTER.finditer(text):
+        words = text[max(0, m.start() - 130):m.start()].rsplit(None, 2)[-2:]
+        if words and words[-1].isalpha() and len(words) == 2:
+            words.pop()  # (a noun after the value: "3 attempts instead of 1")
+        said = _TOLD_ACTUAL_WORD.fullmatch(words[-1]) if words else None
+        if said is None or said.group(1).lower() in _TOLD_NOT_VALUES:
+            continue
+        expected, actual = _assertion_value(m.group(1)), _assertion_value(said.group(1))
+        if expected != actual:
+            told.append((expected, actual, text[max(0, m.start() - 40):m.end()].strip()))
+    return told
+
+
+# -- a diff's word values told in its direction (_Check._refuse_word_flips) -------------------------
+
+# a changed line setting a key to a word (`-    "debug": True,`, `+log_level: debug`): the
+# figure-anchored windows read only values holding a digit (red team 142, F20)
+_DIFF_WORD_SETTING = re.compile(rb"^([-+])[ \t]*[\"'`]?([A-Za-z_][\w.-]{0,60})[\"'`]?[ \t]*[:=][ \t]*[\"'`]?"
+                                rb"([A-Za-z_][A-Za-z_-]{0,40})[\"'`]?[ \t]*,?[ \t]*$", re.MULTILINE)
+_WORD_FLIP_WORDS = re.compile(r"[\w-]+(?:\.[\w-]+)*")  # (a sentence's stop is no part of a word)
+_WORD_FLIPS_READ = 32
+# (what, before a key, makes its clause no telling of the current value)
+_WORD_FLIP_NOT_NOW = re.compile(r"\b(?:no\s+longer|not|never|previously|formerly|used\s+to|was|were|from|"
+                                r"instead\s+of|rather\s+than|removed|dropped|old)\b|n't\b", re.IGNORECASE)
+
+
+def _word_flips(data: bytes) -> list[tuple[str, str, str]]:
+    """The (key, old word, new word) a diff's removed and added lines set a key to, where the key
+    is set once on each side and to words (no digit) that differ."""
+    if b"\n-" not in data or b"\n+" not in data:
+        return []
+    sides: tuple[dict[str, list[str]], dict[str, list[str]]] = ({}, {})
+    for m in _DIFF_WORD_SETTING.finditer(data):
+        side = sides[0] if m.group(1) == b"-" else sides[1]
+        side.setdefault(m.group(2).decode().lower(), []).append(m.group(3).decode().lower())
+    return [(key, old[0], sides[1][key][0]) for key, old in sides[0].items()
+            if len(old) == 1 and len(sides[1].get(key, ())) == 1 and old[0] != sides[1][key][0]]
+
+
+def _word_flip_refusal(text: str, flip: tuple[str, str, str]) -> tuple[str, int, str] | None:
+    """A summary's telling of a word flip against the diff: the old word told as current ("sets
+    debug to True", "debug is now True") or the change told reversed ("debug False -> True",
+    "log_level changes from debug to info"), as (the word, side as
+    :func:`_diff_direction_refusals` gives it, the clause)."""
+    key, old, new = flip
+    lowered = text.lower()
+    if key not in lowered:
+        return None
+    key_re = re.escape(key).replace("_", "[_ ]")
+    reversed_told = re.compile(r"\b" + key_re + r"\b[\s`'\":]*(?:[a-z]+\s+){0,3}?(?:from\s+)?[`'\"]?" + re.escape(new)
+                               + r"[`'\"]?\s*(?:->|→|=>|⇒|\bto\b)\s*[`'\"]?" + re.escape(old) + r"\b")
+    told_now = re.compile(r"\b" + key_re + r"\b[`'\"]?\s+(?:to|is\s+now|now|is\s+set\s+to|set\s+to|=)\s+[`'\"]?"
+                          + re.escape(old) + r"\b")
+    for pattern, side, value in ((reversed_told, 1, new), (told_now, 0, old)):
+        for m in pattern.finditer(lowered):
+            opened = max(lowered.rfind(stop, 0, m.start()) for stop in (".", ";", "\n", ","))
+            if side == 0 and _WORD_FLIP_NOT_NOW.search(lowered, opened + 1, m.start()):
+                continue  # ("no longer sets debug to True", "was debug = True")
+            return value, side, text[m.start():m.end()]
+    return None
