@@ -6819,6 +6819,7 @@ class _Check:
                   lambda o, r: _ground_review_words(tables, sources, o, r),
                   lambda o, r: _ground_diffstat_signs(tables, sources, o, r),
                   lambda o, r: _ground_acronyms_in_identifiers(tables, sources, o, r),
+                  lambda o, r: _ground_qualified_name_parts(tables, sources, o, r),
                   lambda o, r: _ground_in_url_parts(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_pins_in_prose(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_specifier_clauses(tables, sources, o, r),
@@ -13389,6 +13390,90 @@ def _words_written(data: bytes) -> tuple[frozenset[bytes], frozenset[bytes]]:
         if not (run.islower() or run.isupper() or run.isdigit()):
             words.update(part.lower() for part in _CAMEL_PART.findall(run))
     return frozenset(words), frozenset(_ATTRIBUTE_NAMED.findall(data))
+
+
+def _ground_qualified_name_parts(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                                 row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once an identifier is grounded as a run of whole segments of
+    one dotted name a source writes (red team 142, F11): a Java trace writes only
+    ``java.lang.NullPointerException`` and ``com.acme.UserService.validate``, and every
+    summary says ``NullPointerException`` and ``UserService.validate``; a Node error's
+    ``config.server.port`` is told as ``config.server`` (and ``.port``, a segment after the
+    first). The segments must stand together, in order, in one name: ``UserService.save`` of
+    ``UserService.validate`` and ``OrderService.save`` stays refused. A file name
+    (``config.yaml``, ``settings.py``: a last segment in :data:`_FILE_SUFFIXES`) is no part of
+    a longer one (``config.yaml.bak``, ``old.settings.py``), nor a part of a file name's stem
+    (``app.config`` of ``app.config.js``) its part. Each source's names are read once, in one
+    pass, and each segment position asks only the few lengths the summary's names have."""
+    wanted: dict[bytes, set[tuple[bytes, ...]]] = {}  # (first segment -> the names asked)
+    asked: list[tuple[int, tuple[bytes, ...], bool]] = []
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] != _KIND_IDENTIFIER:
+            continue
+        value = table.value_bytes(r)
+        attribute = value[:1] == b"."
+        segments = tuple((value[1:] if attribute else value).split(b"."))
+        if (len(segments) > _QUALIFIED_SEGMENTS or not all(map(_NAME_SEGMENT.fullmatch, segments))
+                or segments[-1].lower() in _FILE_SUFFIXES and len(segments) > 1):
+            continue
+        wanted.setdefault(segments[0], set()).add(segments)
+        asked.append((n, segments, attribute))
+    if not asked:
+        return owner, row
+    lengths = sorted({len(s) for s in (x for _, x, _ in asked)})
+    found: set[tuple[tuple[bytes, ...], bool]] = set()  # (name, told after a first segment)
+    read: set[int] = set()
+    keep = np.ones(owner.size, dtype=np.bool_)
+    for n, segments, attribute in asked:
+        t = int(owner[n])
+        for facts in sources[t]:
+            if id(facts) not in read:
+                read.add(id(facts))
+                _qualified_parts_written(facts.table.data, wanted, lengths, found)
+            if (segments, True) in found or (not attribute and (segments, False) in found):
+                keep[n] = False
+                break
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+def _qualified_parts_written(data: bytes, wanted: dict[bytes, set[tuple[bytes, ...]]], lengths: list[int],
+                             found: set[tuple[tuple[bytes, ...], bool]]) -> None:
+    """(adds to ``found`` each of ``wanted``'s names that ``data`` writes as a part of a longer
+    dotted name, and whether after its first segment; one pass, each segment asked
+    ``len(lengths)`` look-ups at most)"""
+    if b"." not in data:
+        return
+    for match in _DOTTED_NAME.finditer(data):
+        name = match.group()
+        if len(name) > _QUALIFIED_BYTES:
+            continue  # (a run of dots no name is: not read, so nothing is grounded by it)
+        segments = name.split(b".")
+        file_name = segments[-1].lower() in _FILE_SUFFIXES
+        last = len(segments)
+        for i, segment in enumerate(segments):
+            asked = wanted.get(segment)
+            if asked is None:
+                continue
+            for size in lengths:
+                end = i + size
+                if end > last:
+                    break
+                if file_name and end != last:
+                    continue  # (a piece of a file name's stem names no thing of its own)
+                part = tuple(segments[i:end])
+                if part in asked and (i or end != last):
+                    found.add((part, i > 0))
+
+
+_QUALIFIED_SEGMENTS = 16
+_QUALIFIED_BYTES = 512
+_NAME_SEGMENT = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
+_DOTTED_NAME = re.compile(rb"(?<![A-Za-z0-9_$.])[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+")
+# (the last segments that make a dotted name a file's: it names that file, whole)
+_FILE_SUFFIXES = frozenset(b"py pyi js mjs cjs ts tsx jsx java kt go rs rb php c h cc cpp hpp cs swift scala sh bash "
+                           b"yaml yml json toml ini cfg conf env txt md rst lock xml html css sql log csv bak orig "
+                           b"tmp old gz zip tar".split())
 
 
 _ALNUM_RUN = re.compile(rb"[A-Za-z0-9]+")
