@@ -56,3 +56,39 @@ def test_a_part_of_a_qualified_name_is_grounded(source, honest):
 ])
 def test_a_name_no_qualified_name_holds_is_refused(source, lie, value):
     find(_summarize(source, lie), "I1", value=value)
+
+
+# -- a container image reference of a source's columns or of a registry-qualified one (red team 142, F17)
+
+IMAGES = ("$ docker images\nREPOSITORY                 TAG       IMAGE ID       CREATED        SIZE\n"
+          "ghcr.io/acme/api           1.2.0     3f2a1b0c9d8e   2 hours ago    182MB\n"
+          "redis                      7-alpine  1a2b3c4d5e6f   3 weeks ago    41MB\n")
+BUILD = ("$ docker build -t myapp:1.2.0 .\n"
+         " => [1/6] FROM docker.io/library/python:3.11-slim@sha256:7b2f0c1e          2.1s\n"
+         " => => naming to docker.io/library/myapp:1.2.0                             0.0s\n")
+PULL = ("$ docker pull docker.io/library/redis:7-alpine\n7-alpine: Pulling from library/redis\n"
+        "Status: Downloaded newer image for redis:7-alpine\n")
+
+
+@pytest.mark.parametrize(("source", "honest"), [
+    pytest.param(IMAGES, "ghcr.io/acme/api:1.2.0 is 182MB.\n", id="repository and tag columns"),
+    pytest.param(IMAGES, "The local image acme/api:1.2.0 is 182MB; redis:7-alpine is 41MB.\n", id="short name"),
+    pytest.param(IMAGES, "Two images are present: ghcr.io/acme/api:1.2.0 (182MB) and redis:7-alpine (41MB).\n",
+                 id="both rows"),
+    pytest.param(BUILD, "The image is based on python:3.11-slim.\n", id="short name of a qualified FROM"),
+    pytest.param(BUILD, "Built myapp:1.2.0 from docker.io/library/python:3.11-slim.\n", id="qualified, no digest"),
+    pytest.param(PULL, "Pulled redis:7-alpine from docker.io.\n", id="registry"),
+])
+def test_an_image_reference_its_source_writes_is_grounded(source, honest):
+    assert_accepted(_summarize(source, honest))
+
+
+@pytest.mark.parametrize(("source", "lie", "value"), [
+    pytest.param(IMAGES, "ghcr.io/acme/api:7-alpine is 182MB.\n", "ghcr.io/acme/api:7", id="another row's tag"),
+    pytest.param(IMAGES, "ghcr.io/acme/api:1.3.0 is 182MB.\n", "ghcr.io/acme/api:1", id="a tag not written"),
+    pytest.param(IMAGES, "redis:1.2.0 is 41MB.\n", "1.2.0", id="another row's tag on a short name"),
+    pytest.param(BUILD, "The image is based on python:3.12-slim.\n", "3.12-slim", id="another base tag"),
+    pytest.param(PULL, "Pulled redis:7-alpine from quay.io.\n", "quay.io", id="another registry"),
+])
+def test_an_image_reference_no_source_writes_is_refused(source, lie, value):
+    find(_summarize(source, lie), "I1", value=value)

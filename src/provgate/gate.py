@@ -6820,6 +6820,7 @@ class _Check:
                   lambda o, r: _ground_diffstat_signs(tables, sources, o, r),
                   lambda o, r: _ground_acronyms_in_identifiers(tables, sources, o, r),
                   lambda o, r: _ground_qualified_name_parts(tables, sources, o, r),
+                  lambda o, r: _ground_image_references(tables, sources, o, r),
                   lambda o, r: _ground_in_url_parts(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_pins_in_prose(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_specifier_clauses(tables, sources, o, r),
@@ -13474,6 +13475,84 @@ _DOTTED_NAME = re.compile(rb"(?<![A-Za-z0-9_$.])[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-
 _FILE_SUFFIXES = frozenset(b"py pyi js mjs cjs ts tsx jsx java kt go rs rb php c h cc cpp hpp cs swift scala sh bash "
                            b"yaml yml json toml ini cfg conf env txt md rst lock xml html css sql log csv bak orig "
                            b"tmp old gz zip tar".split())
+
+
+def _ground_image_references(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                             row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a container image reference a summary writes
+    (``ghcr.io/acme/api:1.2.0``, ``python:3.11-slim``, the registry ``docker.io``) is grounded
+    by one its sources write (red team 142, F17): ``docker images`` writes the repository and
+    the tag in two columns of one row, ``docker build`` and ``docker pull`` a registry-qualified
+    reference (``docker.io/library/python:3.11-slim@sha256:…``) of which the summary tells the
+    short one. A reference is read whole around a row left over (its pieces are one fact) and
+    grounded only as one row's repository with that row's tag, or a written reference's name
+    (whole, or after a ``/``) with its own tag: ``ghcr.io/acme/api:7-alpine``, the tag of
+    another row, stays refused. A registry is grounded as the first part of a written
+    reference's name. Each source is read once, in one pass, only for a summary holding a
+    reference left over (a ``:`` or ``/`` in the token around a row)."""
+    tokens: list[tuple[int, bytes]] = []
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        data = table.data
+        start, end = int(table.start[r]), int(table.end[r])
+        low, high = max(0, start - _IMAGE_REF_BYTES), min(len(data), end + _IMAGE_REF_BYTES)
+        while start > low and data[start - 1] in _IMAGE_REF_CHARS:
+            start -= 1
+        while end < high and data[end] in _IMAGE_REF_CHARS:
+            end += 1
+        token = data[start:end].rstrip(b".:-")
+        if b"." in token or b":" in token or b"/" in token:
+            tokens.append((n, token))
+    if not tokens:
+        return owner, row
+    refs_of: dict[int, frozenset[bytes]] = {}
+    keep = np.ones(owner.size, dtype=np.bool_)
+    for n, token in tokens:
+        for facts in sources[int(owner[n])]:
+            refs = refs_of.get(id(facts))
+            if refs is None:
+                refs = refs_of[id(facts)] = _image_references_written(facts.table.data)
+            if token in refs:
+                keep[n] = False
+                break
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+def _image_references_written(data: bytes) -> frozenset[bytes]:
+    """(the image references ``data`` writes, and what a summary may write of each: the name
+    after each of its ``/`` with the tag, and the registry; ``docker images``' rows read as
+    ``REPOSITORY:TAG``)"""
+    if b":" not in data and b"REPOSITORY" not in data:
+        return frozenset()
+    refs: set[bytes] = set()
+
+    def add(name: bytes, tag: bytes) -> None:
+        parts = name.split(b"/")
+        for i in range(len(parts)):
+            refs.add(b"/".join(parts[i:]) + b":" + tag)
+        if len(parts) > 1 and (b"." in parts[0] or b":" in parts[0]):
+            refs.add(parts[0])
+
+    for match in _IMAGE_REF_WRITTEN.finditer(data):
+        add(match.group(1), match.group(2).rstrip(b".-"))
+    if b"REPOSITORY" in data:
+        columns = False
+        for line in data.splitlines():
+            cells = line.split()
+            if cells[:2] == [b"REPOSITORY", b"TAG"]:
+                columns = True
+            elif columns and len(cells) >= 2 and _IMAGE_NAME.fullmatch(cells[0]) and cells[1] != b"<none>":
+                add(cells[0], cells[1])
+            elif not cells:
+                columns = False
+    return frozenset(refs)
+
+
+_IMAGE_REF_BYTES = 256
+_IMAGE_REF_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:/-")
+_IMAGE_NAME = re.compile(rb"[a-z0-9][a-z0-9._-]*(?::[0-9]{1,5})?(?:/[a-z0-9][a-z0-9._-]*)*")
+_IMAGE_REF_WRITTEN = re.compile(rb"(?<![A-Za-z0-9_./:-])([a-z0-9][a-z0-9._-]{0,127}(?:/[a-z0-9][a-z0-9._-]{0,127}){0,8})"
+                                rb":([A-Za-z0-9_][A-Za-z0-9_.-]{0,127})(?![A-Za-z0-9_:/-])")
 
 
 _ALNUM_RUN = re.compile(rb"[A-Za-z0-9]+")
