@@ -92,3 +92,32 @@ def test_an_image_reference_its_source_writes_is_grounded(source, honest):
 ])
 def test_an_image_reference_no_source_writes_is_refused(source, lie, value):
     find(_summarize(source, lie), "I1", value=value)
+
+
+# -- a seven-digit commit of an eight-digit abbreviation (red team 142, F16)
+
+BLAME = ("$ git blame -L 10,13 src/http/client.py\n"
+         "4f1e2d3c (Jane Doe  2024-03-05 14:02:11 +0100 11) BACKOFF_BASE = 0.5\n"
+         "9c8b7a6f (Bob Smith 2024-03-04 09:15:42 +0100 12) MAX_RETRIES = 5\n")
+ONELINE = "$ git log --oneline --abbrev=8\n4f1e2d3c Fix retry backoff\n9c8b7a6f Add Redis cache layer\n"
+SERIALS = "serial 12345678\nrequest 550e8400-e29b-41d4-a716-446655440000\nsha256:7b2f0c1e9\n"
+
+
+@pytest.mark.parametrize(("source", "honest"), [
+    pytest.param(BLAME, "MAX_RETRIES (line 12) came from Bob Smith in 9c8b7a6.\n", id="blame"),
+    pytest.param(BLAME, "Line 11 is from 4f1e2d3 (Jane Doe, 2024-03-05).\n", id="blame other"),
+    pytest.param(ONELINE, "4f1e2d3 fixes the retry backoff.\n", id="log --abbrev=8"),
+    pytest.param(ONELINE, "9c8b7a6f adds the Redis cache layer.\n", id="as written"),
+])
+def test_a_short_digest_of_a_longer_abbreviation_is_grounded(source, honest):
+    assert_accepted(_summarize(source, honest))
+
+
+@pytest.mark.parametrize(("source", "lie", "value"), [
+    pytest.param(BLAME, "MAX_RETRIES came from 9c8b7a7.\n", "9c8b7a7", id="a digit changed"),
+    pytest.param(ONELINE, "1f1e2d3 fixes the retry backoff.\n", "1f1e2d3", id="another commit"),
+    pytest.param(SERIALS, "Commit 550e840 did it.\n", "550e840", id="a UUID's first part"),
+    pytest.param(SERIALS, "Commit 7b2f0c1 did it.\n", "7b2f0c1", id="a sha256 digest's"),
+])
+def test_a_short_digest_no_abbreviation_begins_is_refused(source, lie, value):
+    find(_summarize(source, lie), "I1", value=value)

@@ -14738,6 +14738,12 @@ def _package_key(name: bytes) -> bytes:
 # "commit 550e840" of a UUID's first part, a serial number's digits or a file's sha256 cut to 40
 # were grounded by any run of seven or more)
 _HEX_RUN = re.compile(rb"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{64}|[0-9a-fA-F]{40})(?![0-9A-Za-z])")
+# an abbreviated object name git writes longer than seven (git blame's eight, --abbrev=8,
+# core.abbrev): its first seven or more ground as a whole name's do (red team 142, F16); it mixes
+# letters and digits (no number: "12345678" grounds no "1234567") and stands apart from "-" and
+# ":" (no UUID's first part, no "sha256:" digest's)
+_HEX_ABBREVIATION = re.compile(rb"(?<![0-9A-Za-z:-])(?=[0-9]*[a-fA-F])(?=[a-fA-F]*[0-9])[0-9a-fA-F]{8,39}"
+                               rb"(?![0-9A-Za-z:-])")
 
 
 # a name written just before a version (:meth:`_AbbreviationSources.written_before`): the name
@@ -14806,7 +14812,8 @@ class _AbbreviationSources:
             if not 7 <= len(value) < 40 or value.strip(b"0123456789abcdefABCDEF"):
                 return False
             if self._hex is None:
-                self._hex = sorted({m.group().lower() for data in self._data for m in _HEX_RUN.finditer(data)})
+                self._hex = sorted({m.group().lower() for data in self._data
+                                    for m in itertools.chain(_HEX_RUN.finditer(data), _HEX_ABBREVIATION.finditer(data))})
             # (the runs it may begin are sorted from the first not below it: one look, not one a
             # run, for each of a summary's many digests)
             value = value.lower()
