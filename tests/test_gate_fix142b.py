@@ -121,3 +121,29 @@ def test_a_short_digest_of_a_longer_abbreviation_is_grounded(source, honest):
 ])
 def test_a_short_digest_no_abbreviation_begins_is_refused(source, lie, value):
     find(_summarize(source, lie), "I1", value=value)
+
+
+# -- a command's flag, then the verb of its outcome (red team 142, F15)
+
+CARGO = "$ cargo build --release\n   Compiling myapp v0.3.1\n    Finished release [optimized] target(s) in 1m 12s\n"
+NPM = "$ npm ci --silent\nadded 312 packages in 8s\n"
+JOBS = "$ make --jobs 4 --output json\nok\n"
+
+
+@pytest.mark.parametrize(("source", "honest"), [
+    pytest.param(CARGO, "cargo build --release succeeded.\n", id="succeeded"),
+    pytest.param(CARGO, "cargo build --release finished in 1m 12s.\n", id="finished"),
+    pytest.param(NPM, "npm ci --silent completed: 312 packages added.\n", id="completed"),
+    pytest.param(NPM, "Running npm ci --silent added 312 packages in 8s.\n", id="added"),
+])
+def test_a_flag_then_an_outcome_verb_is_grounded(source, honest):
+    assert_accepted(_summarize(source, honest))
+
+
+@pytest.mark.parametrize(("source", "lie", "value"), [
+    pytest.param(JOBS, "make --jobs 8 ran.\n", "8", id="another value of a flag"),
+    pytest.param(JOBS, "make --output yaml was used.\n", "yaml", id="another word value"),
+    pytest.param(CARGO, "cargo build --locked succeeded.\n", "succeeded", id="a flag not written"),
+])
+def test_a_flag_given_a_value_is_still_grounded_as_one(source, lie, value):
+    find(_summarize(source, lie), "I1", value=value)

@@ -6821,6 +6821,7 @@ class _Check:
                   lambda o, r: _ground_acronyms_in_identifiers(tables, sources, o, r),
                   lambda o, r: _ground_qualified_name_parts(tables, sources, o, r),
                   lambda o, r: _ground_image_references(tables, sources, o, r),
+                  lambda o, r: _ground_flags_before_verbs(tables, sources, o, r),
                   lambda o, r: _ground_in_url_parts(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_pins_in_prose(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_specifier_clauses(tables, sources, o, r),
@@ -13553,6 +13554,45 @@ _IMAGE_REF_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVW
 _IMAGE_NAME = re.compile(rb"[a-z0-9][a-z0-9._-]*(?::[0-9]{1,5})?(?:/[a-z0-9][a-z0-9._-]*)*")
 _IMAGE_REF_WRITTEN = re.compile(rb"(?<![A-Za-z0-9_./:-])([a-z0-9][a-z0-9._-]{0,127}(?:/[a-z0-9][a-z0-9._-]{0,127}){0,8})"
                                 rb":([A-Za-z0-9_][A-Za-z0-9_.-]{0,127})(?![A-Za-z0-9_:/-])")
+
+
+def _ground_flags_before_verbs(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                               row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a command's boolean flag and the verb told after it
+    (``cargo build --release succeeded``, ``npm ci --silent completed``), read as a key and its
+    value, are grounded as the flag a source writes and an outcome (red team 142, F15): the
+    verb is one of :data:`_VERBS_AFTER_FLAGS` (what the run did is the outcome rules' to ask,
+    not a value of the flag), and the flag stands in a source as ``--flag`` at a token's
+    bounds. A flag given another value (``--jobs 8``, ``--output yaml``) stays a value to
+    ground."""
+    keep = np.ones(owner.size, dtype=np.bool_)
+    flags_of: dict[int, frozenset[bytes]] = {}
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] != _KIND_KV:
+            continue
+        data = table.data
+        key_start, key_end = int(table.key_start[r]), int(table.key_end[r])
+        if data[max(0, key_start - 2):key_start] != b"--" or data[key_end:int(table.value_start[r])].strip(b" \t"):
+            continue
+        if data[int(table.value_start[r]):int(table.value_end[r])].lower() not in _VERBS_AFTER_FLAGS:
+            continue
+        flag = data[key_start:key_end]
+        for facts in sources[t]:
+            flags = flags_of.get(id(facts))
+            if flags is None:  # (each source's flags read once, in one pass)
+                flags = flags_of[id(facts)] = frozenset(_FLAG_WRITTEN.findall(facts.table.data))
+            if flag in flags:
+                keep[n] = False
+                break
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+_FLAG_WRITTEN = re.compile(rb"(?<![0-9A-Za-z_-])--([A-Za-z0-9][A-Za-z0-9_-]*)(?![0-9A-Za-z_=-])")
+# (the verbs a summary tells a command's outcome with right after its last flag)
+_VERBS_AFTER_FLAGS = frozenset(b"succeeded succeeds finished finishes completed completes failed fails passed passes "
+                               b"ran runs exited exits errored crashed worked works built compiled returned printed "
+                               b"reported reports shows showed took takes added installed timed aborted".split())
 
 
 _ALNUM_RUN = re.compile(rb"[A-Za-z0-9]+")
