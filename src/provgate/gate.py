@@ -6911,6 +6911,9 @@ class _Check:
                   lambda o, r: _ground_review_words(tables, sources, o, r),
                   lambda o, r: _ground_diffstat_signs(tables, sources, o, r),
                   lambda o, r: _ground_acronyms_in_identifiers(tables, sources, o, r),
+                  lambda o, r: _ground_qualified_name_parts(tables, sources, o, r),
+                  lambda o, r: _ground_image_references(tables, sources, o, r),
+                  lambda o, r: _ground_flags_before_verbs(tables, sources, o, r),
                   lambda o, r: _ground_in_url_parts(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_pins_in_prose(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_specifier_clauses(tables, sources, o, r),
@@ -13498,6 +13501,207 @@ def _words_written(data: bytes) -> tuple[frozenset[bytes], frozenset[bytes]]:
     return frozenset(words), frozenset(_ATTRIBUTE_NAMED.findall(data))
 
 
+def _ground_qualified_name_parts(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                                 row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once an identifier is grounded as a run of whole segments of
+    one dotted name a source writes (red team 142, F11): a Java trace writes only
+    ``java.lang.NullPointerException`` and ``com.acme.UserService.validate``, and every
+    summary says ``NullPointerException`` and ``UserService.validate``; a Node error's
+    ``config.server.port`` is told as ``config.server`` (and ``.port``, a segment after the
+    first). The segments must stand together, in order, in one name: ``UserService.save`` of
+    ``UserService.validate`` and ``OrderService.save`` stays refused. A file name
+    (``config.yaml``, ``settings.py``: a last segment in :data:`_FILE_SUFFIXES`) is no part of
+    a longer one (``config.yaml.bak``, ``old.settings.py``), nor a part of a file name's stem
+    (``app.config`` of ``app.config.js``) its part. Each source's names are read once, in one
+    pass, and each segment position asks only the few lengths the summary's names have."""
+    wanted: dict[bytes, set[tuple[bytes, ...]]] = {}  # (first segment -> the names asked)
+    asked: list[tuple[int, tuple[bytes, ...], bool]] = []
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] != _KIND_IDENTIFIER:
+            continue
+        value = table.value_bytes(r)
+        attribute = value[:1] == b"."
+        segments = tuple((value[1:] if attribute else value).split(b"."))
+        if (len(segments) > _QUALIFIED_SEGMENTS or not all(map(_NAME_SEGMENT.fullmatch, segments))
+                or segments[-1].lower() in _FILE_SUFFIXES and len(segments) > 1):
+            continue
+        wanted.setdefault(segments[0], set()).add(segments)
+        asked.append((n, segments, attribute))
+    if not asked:
+        return owner, row
+    lengths = sorted({len(s) for s in (x for _, x, _ in asked)})
+    found: set[tuple[tuple[bytes, ...], bool]] = set()  # (name, told after a first segment)
+    read: set[int] = set()
+    keep = np.ones(owner.size, dtype=np.bool_)
+    for n, segments, attribute in asked:
+        t = int(owner[n])
+        for facts in sources[t]:
+            if id(facts) not in read:
+                read.add(id(facts))
+                _qualified_parts_written(facts.table.data, wanted, lengths, found)
+            if (segments, True) in found or (not attribute and (segments, False) in found):
+                keep[n] = False
+                break
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+def _qualified_parts_written(data: bytes, wanted: dict[bytes, set[tuple[bytes, ...]]], lengths: list[int],
+                             found: set[tuple[tuple[bytes, ...], bool]]) -> None:
+    """(adds to ``found`` each of ``wanted``'s names that ``data`` writes as a part of a longer
+    dotted name, and whether after its first segment; one pass, each segment asked
+    ``len(lengths)`` look-ups at most)"""
+    if b"." not in data:
+        return
+    for match in _DOTTED_NAME.finditer(data):
+        name = match.group()
+        if len(name) > _QUALIFIED_BYTES:
+            continue  # (a run of dots no name is: not read, so nothing is grounded by it)
+        segments = name.split(b".")
+        file_name = segments[-1].lower() in _FILE_SUFFIXES
+        last = len(segments)
+        for i, segment in enumerate(segments):
+            asked = wanted.get(segment)
+            if asked is None:
+                continue
+            for size in lengths:
+                end = i + size
+                if end > last:
+                    break
+                if file_name and end != last:
+                    continue  # (a piece of a file name's stem names no thing of its own)
+                part = tuple(segments[i:end])
+                if part in asked and (i or end != last):
+                    found.add((part, i > 0))
+
+
+_QUALIFIED_SEGMENTS = 16
+_QUALIFIED_BYTES = 512
+_NAME_SEGMENT = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
+_DOTTED_NAME = re.compile(rb"(?<![A-Za-z0-9_$.])[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+")
+# (the last segments that make a dotted name a file's: it names that file, whole)
+_FILE_SUFFIXES = frozenset(b"py pyi js mjs cjs ts tsx jsx java kt go rs rb php c h cc cpp hpp cs swift scala sh bash "
+                           b"yaml yml json toml ini cfg conf env txt md rst lock xml html css sql log csv bak orig "
+                           b"tmp old gz zip tar".split())
+
+
+def _ground_image_references(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                             row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a container image reference a summary writes
+    (``ghcr.io/acme/api:1.2.0``, ``python:3.11-slim``, the registry ``docker.io``) is grounded
+    by one its sources write (red team 142, F17): ``docker images`` writes the repository and
+    the tag in two columns of one row, ``docker build`` and ``docker pull`` a registry-qualified
+    reference (``docker.io/library/python:3.11-slim@sha256:…``) of which the summary tells the
+    short one. A reference is read whole around a row left over (its pieces are one fact) and
+    grounded only as one row's repository with that row's tag, or a written reference's name
+    (whole, or after a ``/``) with its own tag: ``ghcr.io/acme/api:7-alpine``, the tag of
+    another row, stays refused. A registry is grounded as the first part of a written
+    reference's name. Each source is read once, in one pass, only for a summary holding a
+    reference left over (a ``:`` or ``/`` in the token around a row)."""
+    tokens: list[tuple[int, bytes]] = []
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        data = table.data
+        start, end = int(table.start[r]), int(table.end[r])
+        low, high = max(0, start - _IMAGE_REF_BYTES), min(len(data), end + _IMAGE_REF_BYTES)
+        while start > low and data[start - 1] in _IMAGE_REF_CHARS:
+            start -= 1
+        while end < high and data[end] in _IMAGE_REF_CHARS:
+            end += 1
+        token = data[start:end].rstrip(b".:-")
+        if b"." in token or b":" in token or b"/" in token:
+            tokens.append((n, token))
+    if not tokens:
+        return owner, row
+    refs_of: dict[int, frozenset[bytes]] = {}
+    keep = np.ones(owner.size, dtype=np.bool_)
+    for n, token in tokens:
+        for facts in sources[int(owner[n])]:
+            refs = refs_of.get(id(facts))
+            if refs is None:
+                refs = refs_of[id(facts)] = _image_references_written(facts.table.data)
+            if token in refs:
+                keep[n] = False
+                break
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+def _image_references_written(data: bytes) -> frozenset[bytes]:
+    """(the image references ``data`` writes, and what a summary may write of each: the name
+    after each of its ``/`` with the tag, and the registry; ``docker images``' rows read as
+    ``REPOSITORY:TAG``)"""
+    if b":" not in data and b"REPOSITORY" not in data:
+        return frozenset()
+    refs: set[bytes] = set()
+
+    def add(name: bytes, tag: bytes) -> None:
+        parts = name.split(b"/")
+        for i in range(len(parts)):
+            refs.add(b"/".join(parts[i:]) + b":" + tag)
+        if len(parts) > 1 and (b"." in parts[0] or b":" in parts[0]):
+            refs.add(parts[0])
+
+    for match in _IMAGE_REF_WRITTEN.finditer(data):
+        add(match.group(1), match.group(2).rstrip(b".-"))
+    if b"REPOSITORY" in data:
+        columns = False
+        for line in data.splitlines():
+            cells = line.split()
+            if cells[:2] == [b"REPOSITORY", b"TAG"]:
+                columns = True
+            elif columns and len(cells) >= 2 and _IMAGE_NAME.fullmatch(cells[0]) and cells[1] != b"<none>":
+                add(cells[0], cells[1])
+            elif not cells:
+                columns = False
+    return frozenset(refs)
+
+
+_IMAGE_REF_BYTES = 256
+_IMAGE_REF_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:/-")
+_IMAGE_NAME = re.compile(rb"[a-z0-9][a-z0-9._-]*(?::[0-9]{1,5})?(?:/[a-z0-9][a-z0-9._-]*)*")
+_IMAGE_REF_WRITTEN = re.compile(rb"(?<![A-Za-z0-9_./:-])([a-z0-9][a-z0-9._-]{0,127}(?:/[a-z0-9][a-z0-9._-]{0,127}){0,8})"
+                                rb":([A-Za-z0-9_][A-Za-z0-9_.-]{0,127})(?![A-Za-z0-9_:/-])")
+
+
+def _ground_flags_before_verbs(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                               row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a command's boolean flag and the verb told after it
+    (``cargo build --release succeeded``, ``npm ci --silent completed``), read as a key and its
+    value, are grounded as the flag a source writes and an outcome (red team 142, F15): the
+    verb is one of :data:`_VERBS_AFTER_FLAGS` (what the run did is the outcome rules' to ask,
+    not a value of the flag), and the flag stands in a source as ``--flag`` at a token's
+    bounds. A flag given another value (``--jobs 8``, ``--output yaml``) stays a value to
+    ground."""
+    keep = np.ones(owner.size, dtype=np.bool_)
+    flags_of: dict[int, frozenset[bytes]] = {}
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] != _KIND_KV:
+            continue
+        data = table.data
+        key_start, key_end = int(table.key_start[r]), int(table.key_end[r])
+        if data[max(0, key_start - 2):key_start] != b"--" or data[key_end:int(table.value_start[r])].strip(b" \t"):
+            continue
+        if data[int(table.value_start[r]):int(table.value_end[r])].lower() not in _VERBS_AFTER_FLAGS:
+            continue
+        flag = data[key_start:key_end]
+        for facts in sources[t]:
+            flags = flags_of.get(id(facts))
+            if flags is None:  # (each source's flags read once, in one pass)
+                flags = flags_of[id(facts)] = frozenset(_FLAG_WRITTEN.findall(facts.table.data))
+            if flag in flags:
+                keep[n] = False
+                break
+    return (owner, row) if keep.all() else (owner[keep], row[keep])
+
+
+_FLAG_WRITTEN = re.compile(rb"(?<![0-9A-Za-z_-])--([A-Za-z0-9][A-Za-z0-9_-]*)(?![0-9A-Za-z_=-])")
+# (the verbs a summary tells a command's outcome with right after its last flag)
+_VERBS_AFTER_FLAGS = frozenset(b"succeeded succeeds finished finishes completed completes failed fails passed passes "
+                               b"ran runs exited exits errored crashed worked works built compiled returned printed "
+                               b"reported reports shows showed took takes added installed timed aborted".split())
+
+
 _ALNUM_RUN = re.compile(rb"[A-Za-z0-9]+")
 _CAMEL_PART = re.compile(rb"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _ATTRIBUTE_NAMED = re.compile(rb"\battribute '([A-Za-z_][A-Za-z0-9_]{0,63})'")
@@ -14732,6 +14936,12 @@ def _package_key(name: bytes) -> bytes:
 # "commit 550e840" of a UUID's first part, a serial number's digits or a file's sha256 cut to 40
 # were grounded by any run of seven or more)
 _HEX_RUN = re.compile(rb"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{64}|[0-9a-fA-F]{40})(?![0-9A-Za-z])")
+# an abbreviated object name git writes longer than seven (git blame's eight, --abbrev=8,
+# core.abbrev): its first seven or more ground as a whole name's do (red team 142, F16); it mixes
+# letters and digits (no number: "12345678" grounds no "1234567") and stands apart from "-" and
+# ":" (no UUID's first part, no "sha256:" digest's)
+_HEX_ABBREVIATION = re.compile(rb"(?<![0-9A-Za-z:-])(?=[0-9]*[a-fA-F])(?=[a-fA-F]*[0-9])[0-9a-fA-F]{8,39}"
+                               rb"(?![0-9A-Za-z:-])")
 
 
 # a name written just before a version (:meth:`_AbbreviationSources.written_before`): the name
@@ -14800,7 +15010,8 @@ class _AbbreviationSources:
             if not 7 <= len(value) < 40 or value.strip(b"0123456789abcdefABCDEF"):
                 return False
             if self._hex is None:
-                self._hex = sorted({m.group().lower() for data in self._data for m in _HEX_RUN.finditer(data)})
+                self._hex = sorted({m.group().lower() for data in self._data
+                                    for m in itertools.chain(_HEX_RUN.finditer(data), _HEX_ABBREVIATION.finditer(data))})
             # (the runs it may begin are sorted from the first not below it: one look, not one a
             # run, for each of a summary's many digests)
             value = value.lower()
