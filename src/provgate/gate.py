@@ -5165,8 +5165,11 @@ class _Check:
             diff = _diff_of(data_of) if b"@" in data_of and b"@@" in data_of else ()
             if not diff and any(sign in data_of for sign in _HELM_DIFF_SIGNS):
                 diff = _helm_diff_of(data_of)
-            if not diff and b" -> " in data_of and b"~" in data_of:
-                diff = _plan_changes_of(data_of)  # (a terraform plan's `~ a = old -> new`, red team 141, F15)
+            if not diff and (((b" -> " in data_of or b" => " in data_of) and b"~" in data_of)
+                             or (b'"before"' in data_of and b'"after"' in data_of)):
+                # (a terraform plan's `~ a = old -> new`, red team 141, F15; pulumi's `~ a: old =>
+                # new` and `terraform show -json`'s before/after, red team 142, F05)
+                diff = _plan_changes_of(data_of)
             if diff:
                 diff_of[h] = diff
             if any(sign in data_of for sign in _GIT_REF_SIGNS) or (b" -> " in data_of and _GIT_PUSH_LINE.search(data_of)):
@@ -28145,11 +28148,60 @@ def _helm_diff_of(data: bytes) -> _DiffSides | tuple[()]:
 
 
 # a terraform plan's in-place change of an attribute (``~ instance_type = "t3.micro" -> "t3.small"``,
-# ``~ "Name" = "web" -> "web-2" # forces replacement``): the line up to its ``=``; the values are
-# split off by the first " -> " (a regex reading both sides would backtrack over a long line)
-_PLAN_CHANGE = re.compile(r"[ \t]*~[ \t]+(\"[^\"\n]{1,200}\"|[\w.\[\]-]{1,200})[ \t]*=[ \t]*")
+# ``~ "Name" = "web" -> "web-2" # forces replacement``), or pulumi preview's (``~ instanceType:
+# "t3.micro" => "t3.small"``): the line up to its ``=`` or ``:``; the values are split off by the
+# first " -> " or " => " (a regex reading both sides would backtrack over a long line)
+_PLAN_CHANGE = re.compile(r"[ \t]*~[ \t]+(\"[^\"\n]{1,200}\"|[\w.\[\]-]{1,200})[ \t]*[=:][ \t]*")
 # a new side that is no value told: computed at apply, or the attribute unset
-_PLAN_NO_VALUE = ("(known after apply)", "null", "(sensitive value)")
+_PLAN_NO_VALUE = ("(known after apply)", "null", "(sensitive value)", "output<string>")
+# where a plan's JSON opens (``terraform show -json``, alone or after the command's line)
+_PLAN_JSON_START = re.compile(r"^[ \t]*[\[{]", re.MULTILINE)
+# (the JSON values read as a change's sides: scalars, as the text plan writes them)
+_PLAN_SCALARS = (str, int, float, bool)
+
+
+def _plan_json_changes(text: str) -> tuple[list[tuple[str, str, str]], list[str]]:
+    """``terraform show -json``'s changes (red team 142, F05: its ``resource_changes``' ``before``
+    ``{"instance_type": "t3.micro"}`` / ``after`` ``{"t3.small"}`` told reversed was accepted):
+    each attribute a ``change`` object's ``before`` and ``after`` both hold as different scalars,
+    as (key, old, new) written as the text plan writes them, and each they hold alike as a
+    neutral ``key = value``. The first JSON value opening a line is read (one C pass); none when
+    it is no JSON."""
+    changes: list[tuple[str, str, str]] = []
+    alike: list[str] = []
+    m = _PLAN_JSON_START.search(text)
+    if m is None:
+        return changes, alike
+    try:
+        doc, _ = json.JSONDecoder().raw_decode(text, m.end() - 1)
+    except ValueError:
+        return changes, alike
+    stack: list[Any] = [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+            continue
+        if not isinstance(node, dict):
+            continue
+        before, after = node.get("before"), node.get("after")
+        if isinstance(before, dict) and isinstance(after, dict):
+            pairs = [(before, after)]
+            while pairs:
+                old_of, new_of = pairs.pop()
+                for key, new in new_of.items():
+                    old = old_of.get(key)
+                    if isinstance(old, dict) and isinstance(new, dict):
+                        pairs.append((old, new))  # (a map attribute: "tags": {"Name": …})
+                    elif isinstance(old, _PLAN_SCALARS) and isinstance(new, _PLAN_SCALARS):
+                        old_said, new_said = json.dumps(old), json.dumps(new)
+                        if old_said == new_said:
+                            alike.append(f"{key} = {old_said}")
+                        else:
+                            changes.append((key, old_said, new_said))
+            continue
+        stack.extend(v for v in node.values() if isinstance(v, (dict, list)))
+    return changes, alike
 
 
 class _PlanSides(_DiffSides):
@@ -28172,44 +28224,58 @@ def _plan_told_current(value: str, clause: str) -> bool:
 
 
 def _plan_changes_of(data: bytes) -> _DiffSides | tuple[()]:
-    """A terraform plan's ``~ attr = old -> new`` lines as a diff's changed lines (red team 141,
-    F15: "changes instance_type from t3.small to t3.micro" of ``"t3.micro" -> "t3.small"`` was
-    accepted, the plan being read by no direction): ``attr = old`` the removed side, ``attr =
-    new`` the one added in its place; the source's other lines are its neutral ones. () when it
-    holds none."""
+    """A plan's changes as a diff's changed lines: terraform's ``~ attr = old -> new`` lines (red
+    team 141, F15: "changes instance_type from t3.small to t3.micro" of ``"t3.micro" ->
+    "t3.small"`` was accepted, the plan being read by no direction), pulumi preview's ``~ attr:
+    old => new`` and ``terraform show -json``'s before/after (:func:`_plan_json_changes`; red
+    team 142, F05): ``attr = old`` the removed side, ``attr = new`` the one added in its place;
+    the source's other lines are its neutral ones (a JSON plan's: its attributes alike on both
+    sides, and the lines before the JSON). () when it holds none."""
     lines: list[list[str]] = []
     sides: list[int] = []
     anchors: dict[str, list[tuple[int, int]]] = {}
     neutral: list[str] = []
     removed: set[str] = set()
     holds_digit: dict[str, bool] = {}
-    for line in data.decode("utf-8", "replace").splitlines():
-        m = _PLAN_CHANGE.match(line) if "~" in line and " -> " in line else None
-        if m is not None:
-            old, _, new = line[m.end():].partition(" -> ")
-            new = new.split(" # ", 1)[0].strip()
-            old = old.strip()
-            if old and new and new not in _PLAN_NO_VALUE and old != new:
-                key = m.group(1)
-                for side, value in ((0, old), (1, new)):
-                    tokens = _diff_tokens(key + " = " + value)
-                    k = len(lines)
-                    lines.append(tokens)
-                    sides.append(side)
-                    if side == 0:
-                        removed.add(" ".join(tokens))
-                    if not _DIFF_ANCHOR.search(value):
-                        continue  # (only a digit-holding token anchors a window: `_diff_sides`' reading)
-                    for at, token in enumerate(tokens):
-                        anchor = holds_digit.get(token)
-                        if anchor is None:
-                            anchor = holds_digit[token] = _DIFF_ANCHOR.search(token) is not None
-                        if anchor:
-                            places = anchors.setdefault(token, [])
-                            if len(places) < _DIFF_POSTINGS:
-                                places.append((k, at))
-                continue
-        neutral.append(" " + " ".join(_diff_tokens(line)) + " ")
+    text = data.decode("utf-8", "replace")
+    changes: list[tuple[str, str, str]] = []
+    if b'"before"' in data and b'"after"' in data:
+        changes, alike = _plan_json_changes(text)
+        if changes:
+            json_at = _PLAN_JSON_START.search(text)
+            neutral.extend(" " + " ".join(_diff_tokens(line)) + " "
+                           for line in [*text[:json_at.start() if json_at else 0].splitlines(), *alike])
+    if not changes:
+        for line in text.splitlines():
+            m = _PLAN_CHANGE.match(line) if "~" in line and (" -> " in line or " => " in line) else None
+            if m is not None:
+                rest = line[m.end():]
+                arrow = " -> " if " -> " in rest else " => "
+                old, _, new = rest.partition(arrow)
+                new = new.split(" # ", 1)[0].strip()
+                old = old.strip()
+                if old and new and new not in _PLAN_NO_VALUE and old != new:
+                    changes.append((m.group(1), old, new))
+                    continue
+            neutral.append(" " + " ".join(_diff_tokens(line)) + " ")
+    for key, old, new in changes:
+        for side, value in ((0, old), (1, new)):
+            tokens = _diff_tokens(key + " = " + value)
+            k = len(lines)
+            lines.append(tokens)
+            sides.append(side)
+            if side == 0:
+                removed.add(" ".join(tokens))
+            if not _DIFF_ANCHOR.search(value):
+                continue  # (only a digit-holding token anchors a window: `_diff_sides`' reading)
+            for at, token in enumerate(tokens):
+                anchor = holds_digit.get(token)
+                if anchor is None:
+                    anchor = holds_digit[token] = _DIFF_ANCHOR.search(token) is not None
+                if anchor:
+                    places = anchors.setdefault(token, [])
+                    if len(places) < _DIFF_POSTINGS:
+                        places.append((k, at))
     if not lines:
         return ()
     return _PlanSides(lines, sides, anchors, "\n".join(neutral), frozenset(removed))
