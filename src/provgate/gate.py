@@ -3860,6 +3860,8 @@ class _Check:
                 self._timed("I1", self._check_counted_keys)
                 self._timed("I1", self._check_boolean_keys)
             self._timed("I1", self._check_line_numbers_bound)
+            if not lossless:
+                self._timed("I1", self._check_frames_repaired)
             self._timed("I1" if not lossless else "I2", self._check_requirements_with_extras)
             self._timed("I2", self._check_purity if lossless else self._check_reachability)
             if lossless:
@@ -5163,8 +5165,11 @@ class _Check:
             diff = _diff_of(data_of) if b"@" in data_of and b"@@" in data_of else ()
             if not diff and any(sign in data_of for sign in _HELM_DIFF_SIGNS):
                 diff = _helm_diff_of(data_of)
-            if not diff and b" -> " in data_of and b"~" in data_of:
-                diff = _plan_changes_of(data_of)  # (a terraform plan's `~ a = old -> new`, red team 141, F15)
+            if not diff and (((b" -> " in data_of or b" => " in data_of) and b"~" in data_of)
+                             or (b'"before"' in data_of and b'"after"' in data_of)):
+                # (a terraform plan's `~ a = old -> new`, red team 141, F15; pulumi's `~ a: old =>
+                # new` and `terraform show -json`'s before/after, red team 142, F05)
+                diff = _plan_changes_of(data_of)
             if diff:
                 diff_of[h] = diff
             if any(sign in data_of for sign in _GIT_REF_SIGNS) or (b" -> " in data_of and _GIT_PUSH_LINE.search(data_of)):
@@ -5952,6 +5957,65 @@ class _Check:
                              block=block.id, key="number", value=value,
                              evidence={"path": paths[0].decode(), "sources": handles})
                 reported.add((block.id, value))
+
+    def _check_frames_repaired(self) -> None:
+        """A derived block tells a stack frame's function with its own frame's file and line:
+        a traceback's frames each pair a function with a file (Python's ``File "config.py",
+        line 8, in load_config``, Node's ``at startServer (server.js:42:31)``, Java's, C#'s,
+        Go's and Rust's: :func:`_trace_frames`), and both were grounded wherever they stood,
+        so "load_config in main.py raised FileNotFoundError", "main() in src/config.py" and
+        "TypeError in main (server.js:42)" - another frame's file or place - were accepted (red
+        team 142, F10). Refused where a tight form (``FUNC in FILE``, ``FUNC() in FILE``, ``FUNC
+        (FILE:N)``, ``FUNC at FILE:N``, ``FILE:N in FUNC``: :data:`_FRAME_TOLD`) names a frame's
+        function and a frame's file that no frame of its sources pairs. Read only where the
+        derived blocks joined hold ``(`` (one memchr), `` in `` or `` at `` (one native call for
+        both: three searches in Python cost the standard summarize ~0.1M instructions, reading
+        each block's sources for frames first ~0.17M), then a block holding one."""
+        derived, datas, joined, _ = self._derived_joined()
+        if not derived or not (b"(" in joined or True in marks_held(joined, _FRAME_LEADS)):
+            return
+        gate = self.gate
+        post_blocks = self.post.blocks
+        for j, data in zip(derived, datas):
+            if not (b"(" in data or True in marks_held(data, _FRAME_LEADS)):
+                continue
+            block = post_blocks[j]
+            told = _frames_told(data)
+            if not told:
+                continue
+            handles = list(dict.fromkeys(block.provenance + self.cited(j)))
+            indexes: list[tuple[str, _FrameIndex]] = []
+            for h in handles:
+                x = gate.source_facts(h)
+                if x is None:
+                    continue
+                for facts in dict.fromkeys((x, gate.read_facts(x))):
+                    if _frame_leads_held(d := facts.table.data) and (ix := _trace_frames(d)).by_name:
+                        indexes.append((h, ix))
+            if not indexes:
+                continue
+            asked: set[tuple[bytes, bytes, bytes | None]] = set()
+            for start, end, func, path, line in told:
+                if (func, path, line) in asked:
+                    continue
+                asked.add((func, path, line))
+                hit = _frame_repaired(indexes, func, path, line)
+                if hit is None:
+                    continue
+                (h, own), (h2, other) = hit
+                text = data[start:end].decode("utf-8", "replace")
+                said_func, said_path = func.decode("utf-8", "replace"), path.decode("utf-8", "replace")
+                self.violate("I1", f"block {block.id!r} tells the function {said_func!r} with the file "
+                             f"{said_path!r}{'' if line is None else ' line ' + line.decode()} ({text!r}), a "
+                             f"pairing no frame of its sources makes: the function's frame is {own.text!r} (source {h!r}), "
+                             f"that file's is {other.text!r} (source {h2!r}): a stack frame keeps its "
+                             "function with its own file and line",
+                             block=block.id, value=text,
+                             evidence={"span": [start, end], "function": said_func, "path": said_path,
+                                       "line": None if line is None else line.decode(), "source": h,
+                                       "frame": own.text, "other_frame": other.text,
+                                       "change": "frame_repaired"})
+                break
 
     def _check_scoped_values(self, block: Block, handles: list[str], resource_of: dict[str, str],
                              reads_of: dict[str, list[str]], scopes: list[tuple[frozenset[str], list[tuple[bytes, bytes]]]],
@@ -13411,6 +13475,191 @@ def _line_word_paths(data: bytes, start: int, end: int,
             return [comma.group(1)]
     return _anchor_paths_elsewhere(data, end, line_start, headings, 0)
 
+
+# --- stack frames re-paired (red team 142, F10): _check_frames_repaired's helpers ---
+# (a tight form holds one, or a "(": "FUNC in FILE", "FUNC at FILE:N", "FUNC (FILE:N)")
+_FRAME_LEADS = (b" in ", b" at ")
+class _TraceFrame(NamedTuple):
+    """A stack frame of a source: the names its function goes by (:func:`_frame_names`), its
+    file's path, its line, and the frame's text (for a refusal's message)."""
+
+    names: frozenset[bytes]
+    path: bytes
+    line: bytes
+    text: str
+
+
+# The frames of the traces agents summarize, each (function, path, line) by its groups' names:
+# Python's ``File "x.py", line 8, in load_config``; Node's ``at startServer (/app/server.js:42:31)``
+# (``async``/``new`` and ``[as x]`` aside); Java's and Kotlin's ``at com.acme.Svc.run(Svc.java:57)``;
+# C#'s ``at Ns.Cls.Run() in /src/Cls.cs:line 12``; Go's ``main.(*Server).handle(...)`` over
+# ``\t/app/server.go:42 +0x1d``; Rust's ``3: app::config::load`` over ``at ./src/config.rs:12:5``.
+# Each anchored at a line's start, its repeats bounded by a line (or possessive): linear.
+_FRAME_PYTHON = re.compile(rb'^[ \t]*File "([^"\r\n]+)", line (\d+), in ([^\s]+)', re.MULTILINE)
+_FRAME_AT = re.compile(
+    rb"^[ \t]+at (?:async )?(?:new )?([^\s()]+)(?: \[as [^\]\s]+\])? \(([^()\s]+):(\d+):\d+\)"
+    rb"|^[ \t]+at ([\w$.<>/]+)\(([\w$.-]+):(\d+)\)"
+    rb"|^[ \t]+at ([\w.<>`+]+)\([^)\r\n]*\) in ([^\r\n]+?):line (\d+)", re.MULTILINE)
+_FRAME_GO = re.compile(
+    rb"^((?:[\w/-]|\.(?!\())++(?:\.\(\*?\w+\)(?:\.\w+)*+)?)\([^\r\n]*\r?\n\t([^\s:]+\.go):(\d+)", re.MULTILINE)
+_FRAME_RUST = re.compile(rb"^[ \t]*\d+:[ \t]+(\S+)\r?\n[ \t]+at ([^\s]+?):(\d+):\d+", re.MULTILINE)
+_FRAME_RUST_HASH = re.compile(rb"::h[0-9a-f]{16}\Z")
+
+
+def _frame_names(func: bytes) -> frozenset[bytes]:
+    """The names a frame's function goes by in a summary: its qualified name and each of its
+    last segments (``UserService.validate`` and ``validate`` of ``com.acme.UserService.validate``,
+    ``config::load`` of Rust's ``app::config::load``, ``Server.handle`` of Go's
+    ``main.(*Server).handle``), a module path before a ``/`` left out."""
+    func = _FRAME_RUST_HASH.sub(b"", func.rsplit(b"/", 1)[-1])
+    names = {func}
+    if b"(*" in func:
+        func = func.replace(b"(*", b"").replace(b")", b"")
+        names.add(func)
+    sep = b"::" if b"::" in func else b"."
+    parts = func.split(sep)
+    names.update(sep.join(parts[n:]) for n in range(1, len(parts)))
+    names.discard(b"")
+    return frozenset(names)
+
+
+def _frame_leads_held(data: bytes) -> bool:
+    """Whether ``data`` may hold a stack frame :func:`_trace_frames` reads (its patterns' leads)."""
+    return b'", line ' in data or b"  at " in data or b"\tat " in data or b".go:" in data or b".rs:" in data
+
+
+class _FrameIndex(NamedTuple):
+    """A source's stack frames by what a summary asks of them (:func:`_frame_repaired`): by a
+    name of their function, by their file's last segment (each path once), by that and a line,
+    and the paths of each (function name, last segment)."""
+
+    by_name: dict[bytes, _TraceFrame]
+    by_file: dict[bytes, dict[bytes, _TraceFrame]]
+    by_place: dict[tuple[bytes, bytes], dict[bytes, _TraceFrame]]
+    by_name_file: dict[tuple[bytes, bytes], set[bytes]]
+
+
+@functools.lru_cache(maxsize=256)
+def _trace_frames(data: bytes) -> _FrameIndex:
+    """The stack frames ``data`` writes (:data:`_FRAME_PYTHON`, :data:`_FRAME_AT`, :data:`_FRAME_GO`,
+    :data:`_FRAME_RUST`), each pattern run only where its lead stands, indexed (each lookup a
+    summary makes is one, not a pass of the frames: a long repeated trace cost a summary's
+    every told function a pass of it); cached by the bytes (a session's summaries cite the
+    same sources again and again)."""
+    index = _FrameIndex({}, {}, {}, {})
+    by_name, by_file, by_place, by_name_file = index
+    seen: set[tuple[bytes, bytes, bytes]] = set()
+
+    def add(m: re.Match[bytes], func: bytes, path: bytes, line: bytes) -> None:
+        if (func, path, line) in seen:
+            return  # (a trace repeated: its frames are read once)
+        seen.add((func, path, line))
+        base = path.rsplit(b"/", 1)[-1]
+        frame = _TraceFrame(_frame_names(func), path, line, b" ".join(m[0].split()).decode("utf-8", "replace")[:160])
+        for name in frame.names:
+            by_name.setdefault(name, frame)
+            by_name_file.setdefault((name, base), set()).add(path)
+        by_file.setdefault(base, {}).setdefault(path, frame)
+        by_place.setdefault((base, line), {}).setdefault(path, frame)
+
+    if b'", line ' in data:
+        for m in _FRAME_PYTHON.finditer(data):
+            add(m, m[3], m[1], m[2])
+    if b"  at " in data or b"\tat " in data:
+        for m in _FRAME_AT.finditer(data):
+            g = m.groups()
+            func, path, line = g[0:3] if g[0] is not None else g[3:6] if g[3] is not None else g[6:9]
+            add(m, func, path, line)
+    if b".go:" in data:
+        for m in _FRAME_GO.finditer(data):
+            add(m, m[1], m[2], m[3])
+    if b".rs:" in data:
+        for m in _FRAME_RUST.finditer(data):
+            add(m, m[1], m[2], m[3])
+    return index
+
+
+# A function told with a file, in a summary's tight forms only (a function and a file in one
+# sentence are not one frame: "the error surfaces in main.py via load_config"): ``FUNC in FILE``,
+# ``FUNC() in FILE[:N]``, ``FUNC at FILE:N``, ``FUNC (FILE:N)`` (groups 1-3, 4-6), and ``FILE:N
+# in FUNC`` or a frame's own ``FILE", line N, in FUNC`` (groups 7-9); markdown marks around each.
+_FRAME_FUNC = rb"[A-Za-z_$][\w$]*+(?:(?:\.|::)[A-Za-z_$<][\w$<>]*+)*+"
+_FRAME_FILE = rb"[\w./\\~-]*\w\.[A-Za-z][A-Za-z0-9]{0,7}"
+_FRAME_FILE_FIRST = (rb"(?<![\w./\\~-])(" + _FRAME_FILE + rb")(?::(\d+)(?::\d+)?|[\"'`]?,?[ \t]+line[ \t]+(\d+),?)"
+                     rb"[`*'\"]*[ \t]+in[ \t]+[`*'\"]*(" + _FRAME_FUNC + rb")(\(\))?(?![\w$])")
+_FRAME_TOLD = re.compile(
+    rb"(?<![\w$.:<>/\\-])(" + _FRAME_FUNC + rb")[`*'\"]*(\(\))?[`*'\"]*(?:"
+    rb"[ \t]+(?:in|at)[ \t]+[`*'\"]*(" + _FRAME_FILE + rb")(?::(\d+)(?::\d+)?)?"
+    rb"|[ \t]*\([`*'\"]*(" + _FRAME_FILE + rb")(?::(\d+)(?::\d+)?)?[`*'\"]*\))(?![\w/\\-]|\.\w)"
+    rb"|" + _FRAME_FILE_FIRST)
+# (the file a function was told with may head a form of its own: "TypeError at config.py:8 in main")
+_FRAME_TOLD_FILE_FIRST = re.compile(_FRAME_FILE_FIRST)
+# (a call site told: "the call to load_config in main.py" is main.py's line calling it)
+_FRAME_CALL_BEFORE = re.compile(rb"(?i:\bcall(?:s|ed|ing)?(?:[ \t]+(?:to|of))?|\binvok(?:es|ed|ing|e))[ \t]+[`*'\"]*\Z")
+# (a plain word before a file is a noun when a determiner leads it: "the request (client.py:42)")
+_FRAME_DETERMINER = re.compile(
+    rb"(?i:\b(?:the|a|an|this|that|these|those|each|every|its|their|our|your|his|her|my|one|no|any))[ \t]+\Z")
+
+
+def _frames_told(data: bytes) -> list[tuple[int, int, bytes, bytes, bytes | None]]:
+    """Each function a summary tells with a file (:data:`_FRAME_TOLD`), as (start, end,
+    function, path, line or None). A plain word (letters, no inner capital, no ``()``, no
+    backticks) is read only with a line and after no determiner, and after ``in`` only
+    ending its clause ("index.js:12 in main."): a noun is no function; one told as called
+    (``call to``, ``calls``, ``invoked``) is the call's site, not its frame."""
+    told: list[tuple[int, int, bytes, bytes, bytes | None]] = []
+    for m in _FRAME_TOLD.finditer(data):
+        if m[1] is None:
+            told.extend(_frame_told(data, m, 10, m[7], m[8] or m[9]))
+            continue
+        # (the file may head a form of its own: "TypeError at config.py:8 in main")
+        if (after := _FRAME_TOLD_FILE_FIRST.match(data, m.start(3) if m[3] is not None else m.start(5))) is not None:
+            told.extend(_frame_told(data, after, 4, after[1], after[2] or after[3]))
+        if _FRAME_CALL_BEFORE.search(data, max(0, m.start() - 24), m.start()) is None:
+            told.extend(_frame_told(data, m, 1, m[3] or m[5], m[4] or m[6]))
+    return told
+
+
+def _frame_told(data: bytes, m: re.Match[bytes], group: int, path: bytes, line: bytes | None
+                ) -> list[tuple[int, int, bytes, bytes, bytes | None]]:
+    """:func:`_frames_told`'s reading of one form, its function in ``m``'s ``group`` and the
+    ``()`` after it in the next: the told (start, end, function, path, line) in a list, or none
+    for a plain word that is no function there."""
+    func, at = m[group], m.start(group)
+    plain = m[group + 1] is None and func.isalpha() and func[1:].islower() and data[at - 1:at] != b"`"
+    if plain and (line is None or _FRAME_DETERMINER.search(data, max(0, at - 12), at) is not None or (
+            group != 1 and data[m.end():m.end() + 2].strip(b" \t")[:1] not in (b"", b".", b",", b";", b":", b")"))):
+        return []
+    return [(m.start(), m.end(), func.strip(b"_"), path, line)]
+
+
+def _frame_repaired(indexes: list[tuple[str, _FrameIndex]], func: bytes, path: bytes, line: bytes | None
+                    ) -> tuple[tuple[str, _TraceFrame], tuple[str, _TraceFrame]] | None:
+    """Whether ``func`` told with ``path`` (and ``line``) re-pairs the frames of ``indexes``
+    (each source's, :func:`_trace_frames`): a frame holds that function and another that file
+    (at that line, when told), and none holds both. The (source, frame) holding the function
+    and the one holding the file, or None. A function or a file no frame holds is not asked
+    (another rule grounds it), nor a line of the function's own file that no frame names (a
+    line anchor's rule asks it). Each lookup reads at most _PLACES_ASKED paths."""
+    own = next(((h, ix.by_name[func]) for h, ix in indexes if func in ix.by_name), None)
+    if own is None:
+        return None
+    base = path.rsplit(b"/", 1)[-1]
+    files = [(h, f) for h, ix in indexes for named, f in islice(ix.by_file.get(base, {}).items(), _PLACES_ASKED)
+             if _same_file(path, named)]
+    if not files:
+        return None
+    if line is not None:
+        at_line = [(h, f) for h, ix in indexes
+                   for named, f in islice(ix.by_place.get((base, line), {}).items(), _PLACES_ASKED)
+                   if _same_file(path, named)]
+        if any(func in f.names for _, f in at_line):
+            return None
+        if at_line:
+            return own, at_line[0]
+    if any(_same_file(path, named) for _, ix in indexes for named in islice(ix.by_name_file.get((func, base), ()), _PLACES_ASKED)):
+        return None
+    return own, files[0]
 
 def _ground_review_words(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
                          row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -27908,11 +28157,60 @@ def _helm_diff_of(data: bytes) -> _DiffSides | tuple[()]:
 
 
 # a terraform plan's in-place change of an attribute (``~ instance_type = "t3.micro" -> "t3.small"``,
-# ``~ "Name" = "web" -> "web-2" # forces replacement``): the line up to its ``=``; the values are
-# split off by the first " -> " (a regex reading both sides would backtrack over a long line)
-_PLAN_CHANGE = re.compile(r"[ \t]*~[ \t]+(\"[^\"\n]{1,200}\"|[\w.\[\]-]{1,200})[ \t]*=[ \t]*")
+# ``~ "Name" = "web" -> "web-2" # forces replacement``), or pulumi preview's (``~ instanceType:
+# "t3.micro" => "t3.small"``): the line up to its ``=`` or ``:``; the values are split off by the
+# first " -> " or " => " (a regex reading both sides would backtrack over a long line)
+_PLAN_CHANGE = re.compile(r"[ \t]*~[ \t]+(\"[^\"\n]{1,200}\"|[\w.\[\]-]{1,200})[ \t]*[=:][ \t]*")
 # a new side that is no value told: computed at apply, or the attribute unset
-_PLAN_NO_VALUE = ("(known after apply)", "null", "(sensitive value)")
+_PLAN_NO_VALUE = ("(known after apply)", "null", "(sensitive value)", "output<string>")
+# where a plan's JSON opens (``terraform show -json``, alone or after the command's line)
+_PLAN_JSON_START = re.compile(r"^[ \t]*[\[{]", re.MULTILINE)
+# (the JSON values read as a change's sides: scalars, as the text plan writes them)
+_PLAN_SCALARS = (str, int, float, bool)
+
+
+def _plan_json_changes(text: str) -> tuple[list[tuple[str, str, str]], list[str]]:
+    """``terraform show -json``'s changes (red team 142, F05: its ``resource_changes``' ``before``
+    ``{"instance_type": "t3.micro"}`` / ``after`` ``{"t3.small"}`` told reversed was accepted):
+    each attribute a ``change`` object's ``before`` and ``after`` both hold as different scalars,
+    as (key, old, new) written as the text plan writes them, and each they hold alike as a
+    neutral ``key = value``. The first JSON value opening a line is read (one C pass); none when
+    it is no JSON."""
+    changes: list[tuple[str, str, str]] = []
+    alike: list[str] = []
+    m = _PLAN_JSON_START.search(text)
+    if m is None:
+        return changes, alike
+    try:
+        doc, _ = json.JSONDecoder().raw_decode(text, m.end() - 1)
+    except ValueError:
+        return changes, alike
+    stack: list[Any] = [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+            continue
+        if not isinstance(node, dict):
+            continue
+        before, after = node.get("before"), node.get("after")
+        if isinstance(before, dict) and isinstance(after, dict):
+            pairs = [(before, after)]
+            while pairs:
+                old_of, new_of = pairs.pop()
+                for key, new in new_of.items():
+                    old = old_of.get(key)
+                    if isinstance(old, dict) and isinstance(new, dict):
+                        pairs.append((old, new))  # (a map attribute: "tags": {"Name": …})
+                    elif isinstance(old, _PLAN_SCALARS) and isinstance(new, _PLAN_SCALARS):
+                        old_said, new_said = json.dumps(old), json.dumps(new)
+                        if old_said == new_said:
+                            alike.append(f"{key} = {old_said}")
+                        else:
+                            changes.append((key, old_said, new_said))
+            continue
+        stack.extend(v for v in node.values() if isinstance(v, (dict, list)))
+    return changes, alike
 
 
 class _PlanSides(_DiffSides):
@@ -27935,44 +28233,58 @@ def _plan_told_current(value: str, clause: str) -> bool:
 
 
 def _plan_changes_of(data: bytes) -> _DiffSides | tuple[()]:
-    """A terraform plan's ``~ attr = old -> new`` lines as a diff's changed lines (red team 141,
-    F15: "changes instance_type from t3.small to t3.micro" of ``"t3.micro" -> "t3.small"`` was
-    accepted, the plan being read by no direction): ``attr = old`` the removed side, ``attr =
-    new`` the one added in its place; the source's other lines are its neutral ones. () when it
-    holds none."""
+    """A plan's changes as a diff's changed lines: terraform's ``~ attr = old -> new`` lines (red
+    team 141, F15: "changes instance_type from t3.small to t3.micro" of ``"t3.micro" ->
+    "t3.small"`` was accepted, the plan being read by no direction), pulumi preview's ``~ attr:
+    old => new`` and ``terraform show -json``'s before/after (:func:`_plan_json_changes`; red
+    team 142, F05): ``attr = old`` the removed side, ``attr = new`` the one added in its place;
+    the source's other lines are its neutral ones (a JSON plan's: its attributes alike on both
+    sides, and the lines before the JSON). () when it holds none."""
     lines: list[list[str]] = []
     sides: list[int] = []
     anchors: dict[str, list[tuple[int, int]]] = {}
     neutral: list[str] = []
     removed: set[str] = set()
     holds_digit: dict[str, bool] = {}
-    for line in data.decode("utf-8", "replace").splitlines():
-        m = _PLAN_CHANGE.match(line) if "~" in line and " -> " in line else None
-        if m is not None:
-            old, _, new = line[m.end():].partition(" -> ")
-            new = new.split(" # ", 1)[0].strip()
-            old = old.strip()
-            if old and new and new not in _PLAN_NO_VALUE and old != new:
-                key = m.group(1)
-                for side, value in ((0, old), (1, new)):
-                    tokens = _diff_tokens(key + " = " + value)
-                    k = len(lines)
-                    lines.append(tokens)
-                    sides.append(side)
-                    if side == 0:
-                        removed.add(" ".join(tokens))
-                    if not _DIFF_ANCHOR.search(value):
-                        continue  # (only a digit-holding token anchors a window: `_diff_sides`' reading)
-                    for at, token in enumerate(tokens):
-                        anchor = holds_digit.get(token)
-                        if anchor is None:
-                            anchor = holds_digit[token] = _DIFF_ANCHOR.search(token) is not None
-                        if anchor:
-                            places = anchors.setdefault(token, [])
-                            if len(places) < _DIFF_POSTINGS:
-                                places.append((k, at))
-                continue
-        neutral.append(" " + " ".join(_diff_tokens(line)) + " ")
+    text = data.decode("utf-8", "replace")
+    changes: list[tuple[str, str, str]] = []
+    if b'"before"' in data and b'"after"' in data:
+        changes, alike = _plan_json_changes(text)
+        if changes:
+            json_at = _PLAN_JSON_START.search(text)
+            neutral.extend(" " + " ".join(_diff_tokens(line)) + " "
+                           for line in [*text[:json_at.start() if json_at else 0].splitlines(), *alike])
+    if not changes:
+        for line in text.splitlines():
+            m = _PLAN_CHANGE.match(line) if "~" in line and (" -> " in line or " => " in line) else None
+            if m is not None:
+                rest = line[m.end():]
+                arrow = " -> " if " -> " in rest else " => "
+                old, _, new = rest.partition(arrow)
+                new = new.split(" # ", 1)[0].strip()
+                old = old.strip()
+                if old and new and new not in _PLAN_NO_VALUE and old != new:
+                    changes.append((m.group(1), old, new))
+                    continue
+            neutral.append(" " + " ".join(_diff_tokens(line)) + " ")
+    for key, old, new in changes:
+        for side, value in ((0, old), (1, new)):
+            tokens = _diff_tokens(key + " = " + value)
+            k = len(lines)
+            lines.append(tokens)
+            sides.append(side)
+            if side == 0:
+                removed.add(" ".join(tokens))
+            if not _DIFF_ANCHOR.search(value):
+                continue  # (only a digit-holding token anchors a window: `_diff_sides`' reading)
+            for at, token in enumerate(tokens):
+                anchor = holds_digit.get(token)
+                if anchor is None:
+                    anchor = holds_digit[token] = _DIFF_ANCHOR.search(token) is not None
+                if anchor:
+                    places = anchors.setdefault(token, [])
+                    if len(places) < _DIFF_POSTINGS:
+                        places.append((k, at))
     if not lines:
         return ()
     return _PlanSides(lines, sides, anchors, "\n".join(neutral), frozenset(removed))
