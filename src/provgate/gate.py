@@ -5910,7 +5910,12 @@ class _Check:
         sources name places of that file and none at that line (a file read without line
         numbers binds nothing). Read only for a derived block writing ``line`` before a figure."""
         derived, datas, joined, _ = self._derived_joined()
-        if not derived or b"ine " not in joined or _LINE_WORD.search(joined) is None:
+        # (also a short path's "config.py:19" and a range's "Lines 19-27 of src/config.py": red
+        # team 142, F04; each form asked of the joined text first, by its lead bytes)
+        worded = b"ine " in joined and _LINE_WORD.search(joined) is not None
+        colon = _PATH_COLON_LINE_LEAD.search(joined) is not None
+        ranged = b"ines " in joined and _LINES_SPAN_BOUND.search(joined) is not None
+        if not derived or not (worded or colon or ranged):
             return
         gate = self.gate
         post_blocks = self.post.blocks
@@ -5919,10 +5924,7 @@ class _Check:
             headings: dict[int, tuple[list[int], list[list[bytes]]]] = {}
             places_at: dict[bytes, list[bytes]] | None = None
             block = post_blocks[j]
-            for m in _LINE_WORD.finditer(data):
-                paths = _line_word_paths(data, m.start(), m.end(), headings)
-                if not paths:
-                    continue
+            for m, paths, low, high in _line_anchors(data, headings, worded, colon, ranged):
                 value = m.group().decode()
                 if (block.id, value) in reported:
                     continue
@@ -5937,13 +5939,13 @@ class _Check:
                             if len(place) == 2:
                                 places_at.setdefault(place[0].rsplit(b"/", 1)[-1], {}).setdefault(
                                     place[0], set()).add(place[1])
-                line = m.group(1)
                 files = [named for path in paths
                          for named in list(places_at.get(path.rsplit(b"/", 1)[-1], ()))[:_PLACES_ASKED]
                          if _same_file(path, named)]
                 lines_of = {named: lines for path in paths
                             for named, lines in places_at.get(path.rsplit(b"/", 1)[-1], {}).items()}
-                if not files or any(line in lines_of[named] for named in files):
+                if not files or any(low <= int(line) <= high for named in files for line in lines_of[named]
+                                    if line.isdigit()):
                     continue
                 self.violate("I1", f"block {block.id!r} writes {value!r} of {paths[0].decode()!r}, a line its "
                              f"sources name no place of that file at (they name {files[0].decode()!r} at "
@@ -13387,6 +13389,33 @@ def _anchor_paths_elsewhere(data: bytes, end: int, line_start: int,
 _LINE_WORD = re.compile(rb"(?<![\w-])[Ll]ine (\d+)(?!\d|[.,:]\d)")
 # a path a comma parts from the "line N" after it, "src/config.py, line 19"
 _PATH_BEFORE_COMMA = re.compile(rb"(?<![\w./\\~-])([\w./\\~-]*\w\.[A-Za-z][A-Za-z0-9]{0,7})[\"'`]?,[ \t]*$")
+
+
+def _line_anchors(data: bytes, headings: dict[int, tuple[list[int], list[list[bytes]]]], worded: bool,
+                  colon: bool, ranged: bool) -> Iterator[tuple[re.Match[bytes], list[bytes], int, int]]:
+    """A block's line anchors bound to a path (``_check_line_numbers_bound``), as (the match,
+    its paths, the first and last line it names): ``line N`` (:func:`_line_word_paths`), a
+    path's ``config.py:19`` (its own path) and ``Lines 19-27 of src/config.py`` (the paths a
+    ``line N`` there would have; red team 142, F04)."""
+    if worded:
+        for m in _LINE_WORD.finditer(data):
+            if paths := _line_word_paths(data, m.start(), m.end(), headings):
+                yield m, paths, int(m.group(1)), int(m.group(1))
+    if colon and _PATH_COLON_LINE_LEAD.search(data) is not None:
+        for m in _PATH_COLON_LINE.finditer(data):
+            yield m, [m.group(1)], int(m.group(2)), int(m.group(2))
+    if ranged:
+        for m in _LINES_SPAN_BOUND.finditer(data):
+            low, high = int(m.group(1)), int(m.group(2))
+            if low <= high and (paths := _line_word_paths(data, m.start(), m.end(), headings)):
+                yield m, paths, low, high
+
+
+# "config.py:19", "src/config.py:19" (a column after it is no other line; a time is no path)
+_PATH_COLON_LINE_LEAD = re.compile(rb"\.[A-Za-z][A-Za-z0-9]{0,7}:\d")
+_PATH_COLON_LINE = re.compile(rb"(?<![\w./\\~-])([\w./\\~-]*\w\.[A-Za-z][A-Za-z0-9]{0,7}):(\d{1,7})(?!\d|\.\d)")
+# "Lines 19-27 of src/config.py", "lines 19–27"
+_LINES_SPAN_BOUND = re.compile(rb"(?<![\w-])[Ll]ines (\d{1,7})[ \t]*(?:-|\xe2\x80\x93|to)[ \t]*(\d{1,7})(?!\d|[.,:]\d)")
 
 
 def _line_word_paths(data: bytes, start: int, end: int,
