@@ -5928,8 +5928,9 @@ class _Check:
                 value = m.group().decode()
                 if (block.id, value) in reported:
                     continue
-                handles = list(dict.fromkeys(block.provenance + self.cited(j)))
                 if places_at is None:
+                    # (the handles asked once a block: a block of many anchors asked them per anchor)
+                    handles = list(dict.fromkeys(block.provenance + self.cited(j)))
                     texts = [x for h in handles if (x := gate.source_facts(h)) is not None]
                     # (file's last segment -> its paths -> their lines: a path is looked up among
                     # the few of its name, where asking every named path was matches x files)
