@@ -1293,6 +1293,55 @@ cdef inline bint word_byte(byte_t c) noexcept nogil:
     return 0x30 <= c <= 0x39 or 0x41 <= c <= 0x5A or 0x61 <= c <= 0x7A or c == 0x5F
 
 
+cdef inline bint name_byte(byte_t c) noexcept nogil:
+    """A byte of a file name's run: an ASCII letter, digit, ``_``, ``.``, ``~`` or ``-``."""
+    return word_byte(c) or c == 0x2E or c == 0x7E or c == 0x2D
+
+
+cdef offset_t bare_name_line_leads_into(const byte_t* s, offset_t n, offset_t* out, offset_t room) noexcept nogil:
+    """Write the first ``room`` offsets of bare_name_line_leads into ``out``; return how many
+    there are. From each colon (``memchr``) that 1 to 7 digits follow: the run of name bytes
+    before it, if no ``/`` or ``\\`` stands before the run and the run ends in a word byte, a
+    ``.`` and an extension. A run ends at a colon, so each byte is read back at most once."""
+    cdef offset_t e = 0, i, d, x, digits, k = 0
+    cdef const byte_t* hit
+    cdef bint extension
+    while e < n:
+        hit = <const byte_t*>memchr(s + e, 0x3A, <size_t>(n - e))
+        if hit == NULL:
+            break
+        e = hit - s
+        digits = 0
+        while e + 1 + digits < n and ascii_digit(s[e + 1 + digits]):
+            digits += 1
+        if 1 <= digits <= 7 and not (e + 2 + digits < n and s[e + 1 + digits] == 0x2E
+                                     and ascii_digit(s[e + 2 + digits])):
+            i = e
+            while i > 0 and name_byte(s[i - 1]):
+                i -= 1
+            if i < e and (i == 0 or (s[i - 1] != 0x2F and s[i - 1] != 0x5C)):
+                d = e - 1
+                while d > i and s[d] != 0x2E:
+                    d -= 1
+                x = e - d - 1
+                extension = s[d] == 0x2E and 1 <= x <= 8 and d > i and word_byte(s[d - 1]) and is_letter(s[d + 1])
+                if extension:
+                    for d in range(d + 2, e):
+                        if not (ascii_digit(s[d]) or is_letter(s[d])):
+                            extension = False
+                            break
+                if extension:
+                    if k < room:
+                        out[k] = i
+                    k += 1
+        e += 1
+    return k
+
+
+def bare_name_line_leads(data):
+    return leads_of(data, bare_name_line_leads_into)
+
+
 cdef inline bint word_is(const byte_t* s, offset_t n, offset_t i, const char* w, offset_t m) noexcept nogil:
     """Do the ``m`` bytes at ``i`` spell the lower-case letters ``w`` in any case, a whole word
     (no ASCII letter, digit or ``_`` after them)? (A byte | 0x20 is a lower-case letter only

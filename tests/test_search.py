@@ -765,6 +765,42 @@ def test_aside_leads_past_the_stack_buffer(impl):
     assert impl.aside_leads(data).tolist() == list(range(1, 2000, 2))
 
 
+# ---- bare_name_line_leads: a file name without a slash, a colon and its line -----------------------
+
+@pytest.mark.parametrize("data, expected", [
+    (b"load_config (config.py:19) raised", [13]), (b"config.py:19", [0]), (b"config.py:19:5", [0]),
+    # (a name with a slash before it is a path, one fact: no lead)
+    (b"src/config.py:19", []), (b"./config.py:19", []), (b"src\\config.py:19", []), (b"and/or config.py:19", [7]),
+    (b"a.py:1b.py:2", [0, 5]), (b"x.py:1.5", []), (b"x.py:1.", [0]), (b"config.py:12345678", []),
+    (b"config.py:1234567", [0]), (b"10.py:3", [0]), (b"_.a:1", [0]), (b"a.:1", []), (b".py:1", []), (b"a..py:1", []),
+    (b"a.p_y:1", []), (b"a.pyyyyyyy:1", [0]), (b"a.pyyyyyyyy:1", []), (b"a.9y:1", []), (b"12:30:45", []),
+    (b"", []), (b":", []), (b"a.py:", []), (b"a.py: 1", []), (b"\xc3\xa9a.py:1", [2]),
+])
+def test_bare_name_line_leads(impl, data, expected):
+    found = impl.bare_name_line_leads(data)
+    assert found.dtype == np.int64 and found.tolist() == expected
+
+
+def test_bare_name_line_leads_refuses_what_is_not_bytes(impl):
+    for bad in ("a.py:1", bytearray(b"a.py:1"), None):
+        with pytest.raises(TypeError, match="data must be bytes"):
+            impl.bare_name_line_leads(bad)
+
+
+@_only_with_native
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([b"a", b"Z", b"9", b"_", b".", b"~", b"-", b"/", b"\\", b":", b"1", b"12345678",
+                                 b" ", b"py", b"x.py", b":3", b".5", b"\xc3", b"\n"]), max_size=40))
+def test_native_bare_name_line_leads_equal_the_reference(parts):
+    data = b"".join(parts)
+    assert _load("native").bare_name_line_leads(data).tolist() == _load("reference").bare_name_line_leads(data).tolist()
+
+
+def test_bare_name_line_leads_past_the_stack_buffer(impl):
+    data = b"a.py:1 " * 1000
+    assert impl.bare_name_line_leads(data).tolist() == list(range(0, 7000, 7))
+
+
 # ---- version_word_leads: a version word a number follows -----------------------------------------
 
 @pytest.mark.parametrize("data, expected", [

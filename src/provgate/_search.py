@@ -20,6 +20,7 @@ normalize_whitespace = _impl.normalize_whitespace
 unit_leads = _impl.unit_leads
 summary_leads = _impl.summary_leads
 aside_leads = _impl.aside_leads
+bare_name_line_leads = _impl.bare_name_line_leads
 paired_leads = _impl.paired_leads
 paired_tokens = _impl.paired_tokens
 version_word_leads = _impl.version_word_leads
@@ -34,6 +35,7 @@ __all__ = [
     "WHITESPACE_CODEPOINTS",
     "WHITESPACE_RUN",
     "aside_leads",
+    "bare_name_line_leads",
     "diff_runs",
     "exact_spans",
     "find_exact",

@@ -92,6 +92,7 @@ from provgate._search import (
     SUMMARY_LEAD_DATE_TIME,
     SUMMARY_LEAD_RUN_OUTCOME,
     aside_leads,
+    bare_name_line_leads,
     diff_runs,
     marks_held,
     paired_leads,
@@ -5915,7 +5916,13 @@ class _Check:
         sources name places of that file and none at that line (a file read without line
         numbers binds nothing). Read only for a derived block writing ``line`` before a figure."""
         derived, datas, joined, _ = self._derived_joined()
-        if not derived or b"ine " not in joined or _LINE_WORD.search(joined) is None:
+        # (also a short path's "config.py:19" and a range's "Lines 19-27 of src/config.py": red
+        # team 142, F04; each form asked of the joined text first, by its lead bytes)
+        line_word = joined.find(b"ine") >= 0
+        worded = line_word and joined.find(b"ine ") >= 0 and _LINE_WORD.search(joined) is not None
+        ranged = line_word and joined.find(b"ines ") >= 0 and _LINES_SPAN_BOUND.search(joined) is not None
+        colon = bare_name_line_leads(joined).size > 0
+        if not derived or not (worded or colon or ranged):
             return
         gate = self.gate
         post_blocks = self.post.blocks
@@ -5924,15 +5931,13 @@ class _Check:
             headings: dict[int, tuple[list[int], list[list[bytes]]]] = {}
             places_at: dict[bytes, list[bytes]] | None = None
             block = post_blocks[j]
-            for m in _LINE_WORD.finditer(data):
-                paths = _line_word_paths(data, m.start(), m.end(), headings)
-                if not paths:
-                    continue
+            for m, paths, low, high in _line_anchors(data, headings, worded, colon, ranged):
                 value = m.group().decode()
                 if (block.id, value) in reported:
                     continue
-                handles = list(dict.fromkeys(block.provenance + self.cited(j)))
                 if places_at is None:
+                    # (the handles asked once a block: a block of many anchors asked them per anchor)
+                    handles = list(dict.fromkeys(block.provenance + self.cited(j)))
                     texts = [x for h in handles if (x := gate.source_facts(h)) is not None]
                     # (file's last segment -> its paths -> their lines: a path is looked up among
                     # the few of its name, where asking every named path was matches x files)
@@ -5942,13 +5947,13 @@ class _Check:
                             if len(place) == 2:
                                 places_at.setdefault(place[0].rsplit(b"/", 1)[-1], {}).setdefault(
                                     place[0], set()).add(place[1])
-                line = m.group(1)
                 files = [named for path in paths
                          for named in list(places_at.get(path.rsplit(b"/", 1)[-1], ()))[:_PLACES_ASKED]
                          if _same_file(path, named)]
                 lines_of = {named: lines for path in paths
                             for named, lines in places_at.get(path.rsplit(b"/", 1)[-1], {}).items()}
-                if not files or any(line in lines_of[named] for named in files):
+                if not files or any(low <= int(line) <= high for named in files for line in lines_of[named]
+                                    if line.isdigit()):
                     continue
                 self.violate("I1", f"block {block.id!r} writes {value!r} of {paths[0].decode()!r}, a line its "
                              f"sources name no place of that file at (they name {files[0].decode()!r} at "
@@ -13451,6 +13456,45 @@ def _anchor_paths_elsewhere(data: bytes, end: int, line_start: int,
 _LINE_WORD = re.compile(rb"(?<![\w-])[Ll]ine (\d+)(?!\d|[.,:]\d)")
 # a path a comma parts from the "line N" after it, "src/config.py, line 19"
 _PATH_BEFORE_COMMA = re.compile(rb"(?<![\w./\\~-])([\w./\\~-]*\w\.[A-Za-z][A-Za-z0-9]{0,7})[\"'`]?,[ \t]*$")
+
+
+def _line_anchors(data: bytes, headings: dict[int, tuple[list[int], list[list[bytes]]]], worded: bool,
+                  colon: bool, ranged: bool) -> Iterator[tuple[re.Match[bytes], list[bytes], int, int]]:
+    """A block's line anchors bound to a path (``_check_line_numbers_bound``), as (the match,
+    its paths, the first and last line it names): ``line N`` (:func:`_line_word_paths`), a
+    path's ``config.py:19`` (its own path) and ``Lines 19-27 of src/config.py`` (the paths a
+    ``line N`` there would have; red team 142, F04)."""
+    if worded:
+        for m in _LINE_WORD.finditer(data):
+            if paths := _line_word_paths(data, m.start(), m.end(), headings):
+                yield m, paths, int(m.group(1)), int(m.group(1))
+    if colon:
+        for m in _bare_name_lines(data):
+            yield m, [m.group(1)], int(m.group(2)), int(m.group(2))
+    if ranged:
+        for m in _LINES_SPAN_BOUND.finditer(data):
+            low, high = int(m.group(1)), int(m.group(2))
+            if low <= high and (paths := _line_word_paths(data, m.start(), m.end(), headings)):
+                yield m, paths, low, high
+
+
+def _bare_name_lines(data: bytes) -> Iterator[re.Match[bytes]]:
+    """The line anchors of bare file names in ``data``, ``config.py:19`` (group 1 the name, 2 the
+    line). A path with a slash in it, ``src/config.py:19``, is one path:line fact, which
+    grounding binds to a place its sources name; a bare name's anchor is two facts, ``config.py``
+    and ``19``, each grounded apart, so only those are read (red team 142, F04). Found by a
+    native pass (:func:`~provgate._search.bare_name_line_leads`): a coding agent's summaries
+    cite dozens of slashed paths, and a regex tried at each dot cost a summarize 0.2 M."""
+    for start in bare_name_line_leads(data).tolist():
+        m = _BARE_NAME_LINE.match(data, start)
+        if m is not None:
+            yield m
+
+
+# "config.py:19" (a column after it is no other line; a time is no path), where a lead starts
+_BARE_NAME_LINE = re.compile(rb"([\w.~-]*\w\.[A-Za-z][A-Za-z0-9]{0,7}):(\d{1,7})")
+# "Lines 19-27 of src/config.py", "lines 19–27"
+_LINES_SPAN_BOUND = re.compile(rb"(?<![\w-])[Ll]ines (\d{1,7})[ \t]*(?:-|\xe2\x80\x93|to)[ \t]*(\d{1,7})(?!\d|[.,:]\d)")
 
 
 def _line_word_paths(data: bytes, start: int, end: int,
