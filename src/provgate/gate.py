@@ -16114,10 +16114,19 @@ def _ground_counted_rows(tables: list[FactTable], sources: list[list[_Facts]], o
         if m is None:
             continue
         first, second = m.group(1).lower(), (m.group(2) or b"").lower()
+        part = first == b"of" and (m := _ROWS_PART_OF.match(data, b)) is not None
+        if part:  # ("2 of 3 packages pass": the part a predicate names, :func:`_row_count_part`)
+            first, second = m.group(1).lower(), b""
         shape = _ROW_NOUNS.get(first)
         qualifier = b""
         if shape is None:
             qualifier, shape = first, _ROW_NOUNS.get(second)
+        qualifier = _ROW_OUTCOME_QUALIFIERS.get(qualifier, qualifier)
+        if shape is not None and not qualifier:
+            predicate = _row_count_predicate(data, m.end(1), a)
+            if predicate is None and part:
+                continue  # (a part no predicate names: a number to ground)
+            qualifier = predicate or b""
         if shape is None or (qualifier and qualifier not in _ROW_QUALIFIERS) or not lookups_left:
             continue
         lookups_left -= 1
@@ -16145,6 +16154,7 @@ def _listed_row_counts(data: bytes) -> dict[bytes, set[int]]:
     hit_files: set[bytes] = set()
     ls = {b"file": 0, b"directory": 0, b"entry": 0}
     status: dict[bytes, int] = {}
+    packages: dict[bytes, int] = {}  # (go test's package rows by their tag: ok, FAIL, ? of no test files)
     section = b""  # the git status section being read ("untracked", "unstaged", "staged")
     in_table = False
     for line in data.split(b"\n"):
@@ -16174,6 +16184,8 @@ def _listed_row_counts(data: bytes) -> dict[bytes, set[int]]:
             section = _ROWS_STATUS_SECTIONS[m.group(1)]
         elif _ROWS_COMMIT_HEADER.match(line):
             commits += 1
+        elif (package := _ROWS_GO_PACKAGE.match(line)) is not None:
+            packages[package.group(1)] = packages.get(package.group(1), 0) + 1
         elif _ROWS_ONELINE_COMMIT.match(line):
             oneline += 1
         elif (hit := _ROWS_GREP_HIT.match(line)) is not None:
@@ -16205,7 +16217,27 @@ def _listed_row_counts(data: bytes) -> dict[bytes, set[int]]:
         add(key, k)
     if status:
         add(b"file", sum(k for key, k in status.items() if key in (b"untracked file", b"changed file")))
+    if packages:
+        add(b"passed package", packages.get(b"ok", 0))
+        add(b"failed package", packages.get(b"FAIL", 0))
+        add(b"package", packages.get(b"ok", 0) + packages.get(b"FAIL", 0))
+        add(b"package", sum(packages.values()))
     return counts
+
+
+def _row_count_predicate(data: bytes, noun_end: int, count_start: int) -> bytes | None:
+    """The qualifier a predicate after a count's noun names (red team 142, F08): "one file is
+    untracked" counts the untracked files and "2 of 3 packages pass" the passing ones, not all
+    the listing's rows; None when no qualifier follows the noun, or when the count is the whole
+    of a part before it ("3" of "2 of 3 packages pass": the packages, all of them)."""
+    if _ROWS_WHOLE_AFTER_PART.search(data, max(0, count_start - 24), count_start) is not None:
+        return None
+    said = _ROWS_PREDICATE.match(data, noun_end)
+    if said is None:
+        return None
+    word = said.group(1).lower()
+    word = _ROW_OUTCOME_QUALIFIERS.get(word, word)
+    return word if word in _ROW_QUALIFIERS else None
 
 
 _ROW_COUNT_MAX = 50
@@ -16215,7 +16247,8 @@ _ROWS_COUNT_NOUN = re.compile(rb"[ \t]+([A-Za-z]+)\b(?:[ \t]+([A-Za-z]+)\b)?")
 _ROW_NOUNS = {
     **dict.fromkeys((b"commit", b"commits"), b"commit"),
     **dict.fromkeys((b"time", b"times", b"match", b"matches", b"hit", b"hits", b"occurrence", b"occurrences",
-                     b"place", b"places"), b"hit"),
+                     b"place", b"places", b"line", b"lines"), b"hit"),
+    **dict.fromkeys((b"package", b"packages"), b"package"),
     **dict.fromkeys((b"file", b"files"), b"file"),
     **dict.fromkeys((b"directory", b"directories", b"dir", b"dirs", b"folder", b"folders"), b"directory"),
     **dict.fromkeys((b"entry", b"entries", b"item", b"items"), b"entry"),
@@ -16229,7 +16262,19 @@ _ROW_NOUNS = {
 # a git status section or tag ("one untracked file", "two modified files"); any other is a part
 _ROW_NEUTRAL_QUALIFIERS = (b"recent", b"latest", b"matching", b"listed")
 _ROW_QUALIFIERS = frozenset((*_ROW_NEUTRAL_QUALIFIERS, b"untracked", b"unstaged", b"staged", b"changed", b"modified",
-                             b"deleted", b"new", b"renamed"))
+                             b"deleted", b"new", b"renamed", b"passed", b"failed"))
+# the outcome words of a go test package row, read as its tag ("2 passing packages", "1 package fails")
+_ROW_OUTCOME_QUALIFIERS = {
+    **dict.fromkeys((b"pass", b"passes", b"passing", b"ok"), b"passed"),
+    **dict.fromkeys((b"fail", b"fails", b"failing"), b"failed"),
+}
+# a count's part of a whole ("2 of 3 packages", "one of the 3 files"): the noun after the whole
+_ROWS_PART_OF = re.compile(rb"[ \t]+of[ \t]+(?:the[ \t]+)?(?:[0-9]+|[A-Za-z]+)[ \t]+([A-Za-z]+)\b")
+_ROWS_WHOLE_AFTER_PART = re.compile(rb"\bof[ \t]+(?:the[ \t]+)?\Z")
+# the predicate after a count's noun: "files are modified", "packages pass", "file is untracked"
+_ROWS_PREDICATE = re.compile(rb"[ \t]+(?:(?:is|are|was|were)[ \t]+)?([A-Za-z]+)\b")
+# a go test package row: "ok  \t<package>\t0.012s", "FAIL\t<package>\t0.020s"
+_ROWS_GO_PACKAGE = re.compile(rb"(ok|FAIL|\?)[ ]*\t[^\s]+(?:\t|$)")
 _ROWS_STATUS_SECTION = re.compile(rb"(Untracked files|Changes not staged for commit|Changes to be committed):[ \t]*$")
 _ROWS_STATUS_SECTIONS = {b"Untracked files": b"untracked", b"Changes not staged for commit": b"unstaged",
                     b"Changes to be committed": b"staged"}
@@ -25082,7 +25127,46 @@ def _pronoun_one(data: bytes, start: int, end: int) -> bool:
     counted = any(_NUMBER_WORD.search(word) for word in after[1:4]) or any(
         _NUMBER_WORD.search(word) and _POSSESSIVE.search(after[k - 1]) for k, word in enumerate(after[4:7], 4))
     return (word_before in _ONE_AFTER or (word_after == b"of" and word_before not in _ONE_COUNTED and not counted)
-            or (word_before == b"the" and word_after in _ONE_RELATIVE))
+            or (word_before == b"the" and word_after in _ONE_RELATIVE) or _pronoun_one_after_determiner(data, start, end))
+
+
+def _pronoun_one_after_determiner(data: bytes, start: int, end: int) -> bool:
+    """Is the "one" at ``data[start:end]`` the pronoun of a noun phrase that ends with it: a
+    determiner, at most one word, "one", then no noun ("/api/orders is the slow one: 1.3 s",
+    "the previous one passed", "this one is flaky": red team 142, F08, refused as a number no
+    source holds)? A count names its noun after it ("the one node down", "that one lagging
+    replica", "the remaining one node"): only the clause's end (a mark, the text's end) or a
+    word of :data:`_ONE_PRONOUN_FOLLOWERS` may follow, or, after a word between ("the previous
+    one passed"), a verb's past form or a stated outcome ("fails"). "only one", "exactly one"
+    stay counts."""
+    words = data[max(0, start - _ONE_PHRASE_REACH):start].split()[-2:]
+    if not words or words[-1].lower() in _ONE_COUNTED:
+        return False
+    if words[-1].lower() in _ONE_DETERMINERS:
+        between = False
+    elif len(words) == 2 and words[0].lower() in _ONE_DETERMINERS and words[-1].isalpha():
+        between = True
+    else:
+        return False
+    if data[end:end + 1] in _ONE_PHRASE_ENDS:
+        return True
+    follower = _ONE_NEXT_WORD.match(data, end)
+    if follower is None:
+        return not data[end:].strip()
+    word = follower.group(1).lower()
+    return word in _ONE_PRONOUN_FOLLOWERS or (between and word not in _ROW_NOUNS and (
+        word.endswith(b"ed") or _ONE_STATED_OUTCOME.match(word) is not None))
+
+
+# (the pronoun "one" of a noun phrase: _pronoun_one_after_determiner)
+_ONE_PHRASE_REACH = 48
+_ONE_DETERMINERS = frozenset((b"the", b"this", b"that", b"which", b"another", b"a", b"an"))
+_ONE_PHRASE_ENDS = frozenset((b".", b",", b";", b":", b"!", b"?", b")", b"]", b"\n", b"\r"))
+_ONE_NEXT_WORD = re.compile(rb"[ \t]+([A-Za-z]+)\b")
+_ONE_PRONOUN_FOLLOWERS = frozenset((b"is", b"was", b"are", b"were", b"has", b"had", b"does", b"did", b"will",
+                                    b"would", b"can", b"could", b"should", b"may", b"might", b"must", b"also",
+                                    b"still", b"too", b"and", b"but", b"or", b"in", b"on", b"at", b"with", b"from",
+                                    b"for", b"by", b"here", b"there", b"now", b"again"))
 
 
 # a figure, then blanks, at the end of what stands before a word
