@@ -6909,6 +6909,7 @@ class _Check:
                   lambda o, r: _ground_in_path_lines(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_abbreviations(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_review_words(tables, sources, o, r),
+                  lambda o, r: _ground_protocol_words(tables, sources, o, r),
                   lambda o, r: _ground_diffstat_signs(tables, sources, o, r),
                   lambda o, r: _ground_acronyms_in_identifiers(tables, sources, o, r),
                   lambda o, r: _ground_qualified_name_parts(tables, sources, o, r),
@@ -13428,6 +13429,135 @@ def _ground_review_words(tables: list[FactTable], sources: list[list[_Facts]], o
             keep = np.ones(owner.size, dtype=np.bool_) if keep is None else keep
             keep[n] = False
     return (owner, row) if keep is None else (owner[keep], row[keep])
+
+
+def _ground_protocol_words(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                           row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a word of the protocol or platform a source shows, which
+    its source never writes as a word, is grounded by the marks the protocol or platform leaves
+    (red team 142, F14: honest summaries were refused for the word): ``HTTP``, ``HTTPS``,
+    ``REST`` by an HTTP exchange (a ``HTTP/2 404`` status line, an ``http(s)://`` URL), ``HTTP``
+    also right before a status code the source holds ("HTTP 503" of jest's "retries on 503");
+    ``GitHub``, ``Actions`` by the Actions runner's own lines (``Error: Process completed with
+    exit code 1.``, ``##[error]``, ``::group::``) or ``github`` written in another case,
+    ``GitLab`` by ``gitlab``, ``CI`` by either runner's lines (``Running with gitlab-runner``);
+    the reason phrase of a status code the source prints bare ("404 Not Found" of ``HTTP/2 404``: only that code's standard phrase); ``PR``,
+    ``MR`` after a determiner with no number after it ("The PR cannot merge": no particular
+    request; "PR #57" is grounded by :func:`_ground_review_words` or refused). Any other word
+    stays a name to ground: the list is :data:`_PROTOCOL_SHOWN`, no capitalised word is taken on
+    its own."""
+    keep = None  # (made only for a row a source grounds: most checks have no such word)
+    marks_of: dict[int, frozenset[bytes]] = {}  # (each source read once a check)
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        kind = table.kind[r]
+        if kind != _KIND_NAME and kind != _KIND_IDENTIFIER:
+            continue
+        value = table.value_bytes(r)
+        data, a = table.data, int(table.start[r])
+        if value in _PROTOCOL_SHOWN:
+            wanted = _PROTOCOL_SHOWN[value]
+            if value == b"HTTP" and (code := _STATUS_AFTER_HTTP.match(data, int(table.end[r]))) is not None:
+                wanted = wanted | {b"status " + code.group(1)}
+        elif value in _REVIEW_GENERIC:
+            if _REVIEW_DETERMINED.search(data, max(0, a - 16), a) is not None and (
+                    _REVIEW_NUMBERED.match(data, int(table.end[r])) is None):
+                keep = np.ones(owner.size, dtype=np.bool_) if keep is None else keep
+                keep[n] = False
+            continue
+        elif value in _REASON_WORDS:
+            code = _reason_phrase_code(data, a, int(table.end[r]))
+            if code is None:
+                continue
+            wanted = frozenset((b"bare status " + code,))
+        else:
+            continue
+        for facts in sources[t]:
+            marks = marks_of.get(id(facts))
+            if marks is None:
+                marks = marks_of[id(facts)] = _protocol_marks(facts.table.data)
+            if not wanted.isdisjoint(marks):
+                keep = np.ones(owner.size, dtype=np.bool_) if keep is None else keep
+                keep[n] = False
+                break
+    return (owner, row) if keep is None else (owner[keep], row[keep])
+
+
+def _protocol_marks(data: bytes) -> frozenset[bytes]:
+    """The protocol and platform marks ``data`` shows (:func:`_ground_protocol_words`): "http",
+    "https", "github", "actions", "gitlab", and "status N" / "bare status N" for each status
+    code it holds (bare: printed with no reason phrase, ``HTTP/2 404``, ``"status": 404``).
+    A few byte searches; the patterns only when their lead byte string is there."""
+    marks: set[bytes] = set()
+    low = data.lower()
+    if b"http/" in low or b"http://" in low:
+        marks.add(b"http")
+    if b"https://" in low:
+        marks.update((b"http", b"https"))
+    if b"github" in low:
+        marks.add(b"github")
+    if any(lead in data for lead in _ACTIONS_RUNNER_LINES):
+        marks.update((b"github", b"actions", b"ci runner"))
+    if b"gitlab" in low:
+        marks.add(b"gitlab")
+        if b"gitlab-runner" in low:
+            marks.add(b"ci runner")
+    if b"status" in low or b"http/" in low:
+        for m in _STATUS_SHOWN.finditer(data):
+            code = m.group(1) or m.group(2)
+            marks.add(b"bare status " + code)
+    for m in _STATUS_CODE_WORD.finditer(data):
+        marks.add(b"status " + m.group(1))
+    return frozenset(marks)
+
+
+def _reason_phrase_code(data: bytes, start: int, end: int) -> bytes | None:
+    """The status code whose standard reason phrase the word at ``data[start:end]`` is a word
+    of, the phrase written whole right after the code ("404 Not Found", "503 (Service
+    Unavailable)"), else None."""
+    for code in _CODE_BEFORE_PHRASE.finditer(data, max(0, start - _REASON_REACH), start):
+        phrase = _REASON_PHRASES.get(code.group(1))
+        at = code.end()
+        if phrase is None or not at <= start or end > at + len(phrase):
+            continue
+        written = data[at:at + len(phrase)]
+        if b" ".join(written.split()).lower() == phrase and not data[at + len(phrase):at + len(phrase) + 1].isalpha():
+            return code.group(1)
+    return None
+
+
+# the protocol and platform words a source shows by its marks (_ground_protocol_words)
+_PROTOCOL_SHOWN = {b"HTTP": frozenset((b"http",)), b"HTTPS": frozenset((b"https",)), b"REST": frozenset((b"http",)),
+                   b"GitHub": frozenset((b"github",)), b"Actions": frozenset((b"actions",)),
+                   b"GitLab": frozenset((b"gitlab",)), b"CI": frozenset((b"ci runner",))}
+# (lines only GitHub Actions' runner writes)
+_ACTIONS_RUNNER_LINES = (b"Error: Process completed with exit code", b"##[error]", b"##[group]", b"::group::",
+                         b"::error", b"GITHUB_", b"actions/checkout@", b".github/workflows/")
+_STATUS_AFTER_HTTP = re.compile(rb"[ \t]+([1-5][0-9][0-9])(?![0-9])")
+# a status code a source holds: one printed alone (HTTP/2 404, "status": 404, status 404), and any
+# three-digit number of the codes with a standard phrase
+# (a JSON-wrapped output writes its line breaks "\\n")
+_STATUS_SHOWN = re.compile(rb"(?i)HTTP/[0-9.]+[ \t]+([1-5][0-9][0-9])[ \t]*(?:\r?\n|(?:\\r)?\\n|\Z)|"
+                           rb"\bstatus(?:[ _]?code)?[\"']?[ \t]*[:=]?[ \t]*([1-5][0-9][0-9])(?![0-9])")
+_STATUS_CODE_WORD = re.compile(rb"(?<![0-9.])(" + b"|".join((
+    b"400", b"401", b"403", b"404", b"405", b"408", b"409", b"410", b"413", b"415", b"422", b"429", b"500", b"501",
+    b"502", b"503", b"504")) + rb")(?![0-9.])")
+_REASON_PHRASES = {b"200": b"ok", b"201": b"created", b"202": b"accepted", b"204": b"no content",
+                   b"301": b"moved permanently", b"302": b"found", b"304": b"not modified",
+                   b"400": b"bad request", b"401": b"unauthorized", b"403": b"forbidden", b"404": b"not found",
+                   b"405": b"method not allowed", b"408": b"request timeout", b"409": b"conflict", b"410": b"gone",
+                   b"413": b"payload too large", b"415": b"unsupported media type",
+                   b"422": b"unprocessable entity", b"429": b"too many requests",
+                   b"500": b"internal server error", b"501": b"not implemented", b"502": b"bad gateway",
+                   b"503": b"service unavailable", b"504": b"gateway timeout"}
+_REASON_WORDS = frozenset(w.title() for phrase in _REASON_PHRASES.values() for w in phrase.split()) | frozenset(
+    w.upper() for phrase in _REASON_PHRASES.values() for w in phrase.split())
+_CODE_BEFORE_PHRASE = re.compile(rb"(?<![0-9.])([1-5][0-9][0-9])[ \t]+\(?")
+_REASON_REACH = 32  # (the longest phrase, its code and blanks)
+# "the PR", "this MR": no particular request, unless a number names one ("the PR #57", "the PR 57")
+_REVIEW_GENERIC = frozenset((b"PR", b"MR", b"PRs", b"MRs"))
+_REVIEW_DETERMINED = re.compile(rb"(?i)(?<![A-Za-z])(?:the|this|that|a|your|our|my|its|their|each|every)[ \t]+\Z")
+_REVIEW_NUMBERED = re.compile(rb"[ \t]*(?:#|[0-9]|!)")
 
 
 def _ground_diffstat_signs(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
