@@ -5675,6 +5675,16 @@ class _Check:
                 if len(word) >= 4 and word.endswith(b"s") and word.isalpha():
                     nouns_of.setdefault(bisect_right(ends, at), set()).add(word)
             at = flat.find(b"0 ", at + 2)
+        # (a count after its label, "**Files changed:** 37", "| files changed | 37 |": the two
+        # words before the label's mark, found from each mark before a figure)
+        for mark in _COUNT_LABEL_MARKS:
+            at = flat.find(mark)
+            while at >= 0:
+                for word in joined[max(0, at - _COUNTED_NOUN_REACH):at].split()[-2:]:
+                    word = word.strip(b"*_`|:").lower()
+                    if len(word) >= 4 and word.endswith(b"s") and word.isalpha():
+                        nouns_of.setdefault(bisect_right(ends, at), set()).add(word)
+                at = flat.find(mark, at + len(mark))
         if not nouns_of:
             return
         gate = self.gate
@@ -5700,12 +5710,15 @@ class _Check:
                 while at >= 0 and looks:
                     looks -= 1
                     end = at + len(noun)
-                    if (end < len(lowered) and lowered[end:end + 1].isalnum()) or not lowered[at - 1:at].isspace():
+                    if (end < len(lowered) and lowered[end:end + 1].isalnum()) or (
+                            at and lowered[at - 1:at] not in _COUNTED_NOUN_OPENERS):
                         at = lowered.find(noun, end)
                         continue
                     count, held = _count_of_keys(data, lowered, at, end, found)
                     if count is not None:
                         said = data[at - len(count[1]) - 1:end]
+                        if not said.startswith(count[1]):
+                            said = b""  # (a count after its label: no source's words to match, fail closed)
                         if held and not any(count[0] in v for v in held) and values is None:
                             values = {n for x in texts for numbers in _numbers_by_key(x).values() for n in numbers}
                         if held and not any(count[0] in v for v in held) and count[0] in values and (
@@ -26433,16 +26446,20 @@ def _boolean_said(lowered: bytes, at: int, end: int) -> bool | None:
 
 
 def _numbers_by_key(facts: _Facts, plural_only: bool = False) -> dict[bytes, set[bytes]]:
-    """A text's kv keys (lower case) -> the whole numbers it sets each to (``plural_only``: the
-    keys ending in ``s`` only). The rows are chosen in numpy (a value's first byte a digit or a
+    """A text's kv keys (lower case; a camel-case key's words parted by ``_`` where
+    ``plural_only``) and the counts of git's stat lines (:func:`_git_stat_counts`) -> the whole
+    numbers it sets each to (``plural_only``: the keys ending in ``s`` only). The rows are chosen in numpy (a value's first byte a digit or a
     quote, the key's last an ``s``): a read's many kv rows are most of them neither, and a Python
     step each cost the standard summarize 0.4 ms."""
     table = facts.table
     rows = facts.kv_rows()[0]
     by_key: dict[bytes, set[bytes]] = {}
+    data = table.data
+    if b"changed" in data and (stat := _git_stat_counts(data)):
+        for key, numbers in stat.items():
+            by_key.setdefault(key, set()).update(numbers)
     if not rows.size:
         return by_key
-    data = table.data
     text = np.frombuffer(data, dtype=np.uint8)
     last = len(data) - 1
     starts, ends = table.value_start[rows], table.value_end[rows]
@@ -26455,8 +26472,27 @@ def _numbers_by_key(facts: _Facts, plural_only: bool = False) -> dict[bytes, set
     for r in rows[chosen].tolist():
         value = data[int(table.value_start[r]):int(table.value_end[r])].strip(b"\"'")
         if value.isdigit():
-            by_key.setdefault(table.key_bytes(r).lower(), set()).add(value.lstrip(b"0") or b"0")
+            key = table.key_bytes(r)
+            if plural_only:
+                key = _CAMEL_BOUNDARY.sub(b"_", key)
+            by_key.setdefault(key.lower(), set()).add(value.lstrip(b"0") or b"0")
     return by_key
+
+
+def _git_stat_counts(data: bytes) -> dict[bytes, set[bytes]]:
+    """The counts git's stat lines set, as keys (red team 142, F03: "2 files changed, 37
+    insertions, 214 deletions" of ``214 insertions(+), 37 deletions(-)`` was accepted, no key
+    naming them): ``changed_files``, ``insertions``, ``deletions``. Bounded: the first
+    ``_GIT_STAT_LINES`` lines read."""
+    found: dict[bytes, set[bytes]] = {}
+    for m in islice(_GIT_STAT_LINE.finditer(data), _GIT_STAT_LINES):
+        for key, number in zip((b"changed_files", b"insertions", b"deletions"), m.groups()):
+            if number is not None:
+                found.setdefault(key, set()).add(number.lstrip(b"0") or b"0")
+    return found
+
+
+_GIT_STAT_LINES = 64
 
 
 def _count_of_keys(data: bytes, lowered: bytes, at: int, end: int,
@@ -26475,14 +26511,21 @@ def _count_of_keys(data: bytes, lowered: bytes, at: int, end: int,
     # (the word before a direct count: "changes 37 files")
     ahead = lowered[max(0, at - len(direct[1]) - 26):at - len(direct[1]) - 1].rsplit(None, 1) if direct else []
     ahead_word = ahead[-1][:5] if ahead and ahead[-1].isalpha() else b""
+    after_word = _CHANGE_STEMS.get(after_word, after_word)
+    ahead_word = _CHANGE_STEMS.get(ahead_word, ahead_word)
+    label = _COUNT_AFTER_LABEL.match(lowered, end) if direct is None and split is None else None
+    label_word = b"" if label is None or label.group(1) is None else label.group(1)[:5]
+    label_word = _CHANGE_STEMS.get(label_word, label_word)
     count = None
     held: list[frozenset[bytes]] = []
     for words, numbers in keys:
-        stems = {w[:5] for w in words}
+        stems = {_CHANGE_STEMS.get(w[:5], w[:5]) for w in words}
         if direct is not None and (not words or after_word in stems or ahead_word in stems):
             found = direct
-        elif words and split is not None and before_word[:5] in stems:
+        elif words and split is not None and _CHANGE_STEMS.get(before_word[:5], before_word[:5]) in stems:
             found = split
+        elif label is not None and (label_word in stems if words else not label_word):
+            found = (label.group(2).lstrip(b"0") or b"0", label.group(2))
         else:
             continue
         if count is not None and found != count:
@@ -26505,6 +26548,20 @@ def _count_right_before(data: bytes, at: int) -> tuple[bytes, bytes] | None:
 
 
 _KEY_WORD_SPLIT = re.compile(rb"[_\-. ]+")
+# the verbs a summary tells a change with, one stem for all (red team 142, F03: "PR #87 touches 37
+# files" of ``"changed_files": 6, "deletions": 37`` was accepted, "touches" no word of the key)
+_CHANGE_STEMS = dict.fromkeys((b"chang", b"touch", b"modif", b"edite", b"edits", b"alter", b"affec"), b"chang")
+# a count after its label: the noun, at most one word, markdown's marks, then ":" or "|" and the
+# count ("**Files changed:** 37", "| files changed | 37 |", "deletions: 37"; red team 142, F03)
+_COUNT_AFTER_LABEL = re.compile(rb"(?:[ \t]+([a-z]+))?[*_`]*[ \t]*[:|][*_` \t|]*([0-9]+)(?![0-9]|\.[0-9])")
+_COUNT_LABEL_MARKS = (b": 0", b"* 0", b"| 0", b":0")
+# the bytes a counted noun may stand after: a blank, a label's markdown, a table's bar
+_COUNTED_NOUN_OPENERS = frozenset((b" ", b"\t", b"\n", b"\r", b"*", b"_", b"|", b"`", b"("))
+# a camel-case key's word boundary (gh's ``changedFiles``: the words changed, files)
+_CAMEL_BOUNDARY = re.compile(rb"(?<=[a-z0-9])(?=[A-Z])")
+# git's stat line: "2 files changed, 214 insertions(+), 37 deletions(-)", read as the keys it counts
+_GIT_STAT_LINE = re.compile(rb"(?<![0-9])([0-9]+) files? changed(?:, ([0-9]+) insertions?\(\+\))?"
+                            rb"(?:, ([0-9]+) deletions?\(-\))?")
 _COUNT_WRITTEN_BEFORE = re.compile(rb"(?<![\w.,:/+=-])([0-9]+|[A-Za-z]+)[ \t]\Z")
 _COUNTED_NOUN_REACH = 48  # (the two words after a figure, read in this many bytes)
 _COUNTED_KEY_LOOKS = 64  # (a noun's places in one block looked at: bounded, the rest read as said)
