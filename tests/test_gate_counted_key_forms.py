@@ -25,7 +25,7 @@ STAT = ("$ git diff --stat\n src/cache.py        | 180 +++++++++++++----\n tests
     pytest.param(PR, "PR #87 modifies 6 files: +214/-37.\n", "PR #87 modifies 214 files.\n", "214", id="modifies"),
     pytest.param(PR, "**Files changed:** 6\n", "**Files changed:** 37\n", "37", id="markdown label"),
     pytest.param(PR, "| files changed | 6 |\n", "| files changed | 37 |\n", "37", id="table row"),
-    pytest.param(PR, "PR #87 is open; deletions: 37.\n", "PR #87 is open; deletions: 214.\n", "214", id="one-word label"),
+    pytest.param(PR, "| deletions | 37 |\n", "| deletions | 214 |\n", "214", id="one-word label"),
     pytest.param(GH_FIELDS, "PR #87 touches 6 files (+214/-37).\n", "PR #87 touches 37 files.\n", "37",
                  id="camel-case key"),
     pytest.param(GH_FIELDS, "PR #87 changes 6 files.\n", "PR #87 changes 214 files.\n", "214", id="camel-case key, changes"),

@@ -26473,7 +26473,7 @@ def _numbers_by_key(facts: _Facts, plural_only: bool = False) -> dict[bytes, set
         value = data[int(table.value_start[r]):int(table.value_end[r])].strip(b"\"'")
         if value.isdigit():
             key = table.key_bytes(r)
-            if plural_only:
+            if plural_only and not key.islower():
                 key = _CAMEL_BOUNDARY.sub(b"_", key)
             by_key.setdefault(key.lower(), set()).add(value.lstrip(b"0") or b"0")
     return by_key
@@ -26554,7 +26554,10 @@ _CHANGE_STEMS = dict.fromkeys((b"chang", b"touch", b"modif", b"edite", b"edits",
 # a count after its label: the noun, at most one word, markdown's marks, then ":" or "|" and the
 # count ("**Files changed:** 37", "| files changed | 37 |", "deletions: 37"; red team 142, F03)
 _COUNT_AFTER_LABEL = re.compile(rb"(?:[ \t]+([a-z]+))?[*_`]*[ \t]*[:|][*_` \t|]*([0-9]+)(?![0-9]|\.[0-9])")
-_COUNT_LABEL_MARKS = (b": 0", b"* 0", b"| 0", b":0")
+# (markdown's and a table's only: a plain "deletions: 214" is a key=value fact, grounded as its
+# pair, and a search for ": " found the nouns of the standard summaries' labels, +30 M
+# instructions a check for their sources' keys)
+_COUNT_LABEL_MARKS = (b"* 0", b"| 0")
 # the bytes a counted noun may stand after: a blank, a label's markdown, a table's bar
 _COUNTED_NOUN_OPENERS = frozenset((b" ", b"\t", b"\n", b"\r", b"*", b"_", b"|", b"`", b"("))
 # a camel-case key's word boundary (gh's ``changedFiles``: the words changed, files)
