@@ -5681,6 +5681,20 @@ class _Check:
                 if len(word) >= 4 and word.endswith(b"s") and word.isalpha():
                     nouns_of.setdefault(bisect_right(ends, at), set()).add(word)
             at = flat.find(b"0 ", at + 2)
+        # (a count after its label, "**Files changed:** 37", "| files changed | 37 |": the two
+        # words before the label's mark, found from each mark right before a figure; the marks
+        # by a search of one byte, few in most texts, where a search of "* 0" and "| 0" cost
+        # the standard summarize 0.13 M instructions; _COUNT_LABEL_LOOKS of each at most)
+        for mark in _COUNT_LABEL_MARKS:
+            at, looks = joined.find(mark), _COUNT_LABEL_LOOKS
+            while at >= 0 and looks:
+                looks -= 1
+                if flat[at + 1:at + 2] == b"0" or flat[at + 1:at + 3] == b" 0":
+                    for word in joined[max(0, at - _COUNTED_NOUN_REACH):at].split()[-2:]:
+                        word = word.strip(b"*_`|:").lower()
+                        if len(word) >= 4 and word.endswith(b"s") and word.isalpha():
+                            nouns_of.setdefault(bisect_right(ends, at), set()).add(word)
+                at = joined.find(mark, at + 1)
         if not nouns_of:
             return
         gate = self.gate
@@ -5706,12 +5720,15 @@ class _Check:
                 while at >= 0 and looks:
                     looks -= 1
                     end = at + len(noun)
-                    if (end < len(lowered) and lowered[end:end + 1].isalnum()) or not lowered[at - 1:at].isspace():
+                    if (end < len(lowered) and lowered[end:end + 1].isalnum()) or (
+                            at and lowered[at - 1:at] not in _COUNTED_NOUN_OPENERS):
                         at = lowered.find(noun, end)
                         continue
                     count, held = _count_of_keys(data, lowered, at, end, found)
                     if count is not None:
                         said = data[at - len(count[1]) - 1:end]
+                        if not said.startswith(count[1]):
+                            said = b""  # (a count after its label: no source's words to match, fail closed)
                         if held and not any(count[0] in v for v in held) and values is None:
                             values = {n for x in texts for numbers in _numbers_by_key(x).values() for n in numbers}
                         if held and not any(count[0] in v for v in held) and count[0] in values and (
@@ -6978,6 +6995,7 @@ class _Check:
                   lambda o, r: _ground_in_path_lines(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_abbreviations(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_review_words(tables, sources, o, r),
+                  lambda o, r: _ground_protocol_words(tables, sources, o, r),
                   lambda o, r: _ground_diffstat_signs(tables, sources, o, r),
                   lambda o, r: _ground_acronyms_in_identifiers(tables, sources, o, r),
                   lambda o, r: _ground_qualified_name_parts(tables, sources, o, r),
@@ -13723,6 +13741,135 @@ def _ground_review_words(tables: list[FactTable], sources: list[list[_Facts]], o
     return (owner, row) if keep is None else (owner[keep], row[keep])
 
 
+def _ground_protocol_words(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                           row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a word of the protocol or platform a source shows, which
+    its source never writes as a word, is grounded by the marks the protocol or platform leaves
+    (red team 142, F14: honest summaries were refused for the word): ``HTTP``, ``HTTPS``,
+    ``REST`` by an HTTP exchange (a ``HTTP/2 404`` status line, an ``http(s)://`` URL), ``HTTP``
+    also right before a status code the source holds ("HTTP 503" of jest's "retries on 503");
+    ``GitHub``, ``Actions`` by the Actions runner's own lines (``Error: Process completed with
+    exit code 1.``, ``##[error]``, ``::group::``) or ``github`` written in another case,
+    ``GitLab`` by ``gitlab``, ``CI`` by either runner's lines (``Running with gitlab-runner``);
+    the reason phrase of a status code the source prints bare ("404 Not Found" of ``HTTP/2 404``: only that code's standard phrase); ``PR``,
+    ``MR`` after a determiner with no number after it ("The PR cannot merge": no particular
+    request; "PR #57" is grounded by :func:`_ground_review_words` or refused). Any other word
+    stays a name to ground: the list is :data:`_PROTOCOL_SHOWN`, no capitalised word is taken on
+    its own."""
+    keep = None  # (made only for a row a source grounds: most checks have no such word)
+    marks_of: dict[int, frozenset[bytes]] = {}  # (each source read once a check)
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        kind = table.kind[r]
+        if kind != _KIND_NAME and kind != _KIND_IDENTIFIER:
+            continue
+        value = table.value_bytes(r)
+        data, a = table.data, int(table.start[r])
+        if value in _PROTOCOL_SHOWN:
+            wanted = _PROTOCOL_SHOWN[value]
+            if value == b"HTTP" and (code := _STATUS_AFTER_HTTP.match(data, int(table.end[r]))) is not None:
+                wanted = wanted | {b"status " + code.group(1)}
+        elif value in _REVIEW_GENERIC:
+            if _REVIEW_DETERMINED.search(data, max(0, a - 16), a) is not None and (
+                    _REVIEW_NUMBERED.match(data, int(table.end[r])) is None):
+                keep = np.ones(owner.size, dtype=np.bool_) if keep is None else keep
+                keep[n] = False
+            continue
+        elif value in _REASON_WORDS:
+            code = _reason_phrase_code(data, a, int(table.end[r]))
+            if code is None:
+                continue
+            wanted = frozenset((b"bare status " + code,))
+        else:
+            continue
+        for facts in sources[t]:
+            marks = marks_of.get(id(facts))
+            if marks is None:
+                marks = marks_of[id(facts)] = _protocol_marks(facts.table.data)
+            if not wanted.isdisjoint(marks):
+                keep = np.ones(owner.size, dtype=np.bool_) if keep is None else keep
+                keep[n] = False
+                break
+    return (owner, row) if keep is None else (owner[keep], row[keep])
+
+
+def _protocol_marks(data: bytes) -> frozenset[bytes]:
+    """The protocol and platform marks ``data`` shows (:func:`_ground_protocol_words`): "http",
+    "https", "github", "actions", "gitlab", and "status N" / "bare status N" for each status
+    code it holds (bare: printed with no reason phrase, ``HTTP/2 404``, ``"status": 404``).
+    A few byte searches; the patterns only when their lead byte string is there."""
+    marks: set[bytes] = set()
+    low = data.lower()
+    if b"http/" in low or b"http://" in low:
+        marks.add(b"http")
+    if b"https://" in low:
+        marks.update((b"http", b"https"))
+    if b"github" in low:
+        marks.add(b"github")
+    if any(lead in data for lead in _ACTIONS_RUNNER_LINES):
+        marks.update((b"github", b"actions", b"ci runner"))
+    if b"gitlab" in low:
+        marks.add(b"gitlab")
+        if b"gitlab-runner" in low:
+            marks.add(b"ci runner")
+    if b"status" in low or b"http/" in low:
+        for m in _STATUS_SHOWN.finditer(data):
+            code = m.group(1) or m.group(2)
+            marks.add(b"bare status " + code)
+    for m in _STATUS_CODE_WORD.finditer(data):
+        marks.add(b"status " + m.group(1))
+    return frozenset(marks)
+
+
+def _reason_phrase_code(data: bytes, start: int, end: int) -> bytes | None:
+    """The status code whose standard reason phrase the word at ``data[start:end]`` is a word
+    of, the phrase written whole right after the code ("404 Not Found", "503 (Service
+    Unavailable)"), else None."""
+    for code in _CODE_BEFORE_PHRASE.finditer(data, max(0, start - _REASON_REACH), start):
+        phrase = _REASON_PHRASES.get(code.group(1))
+        at = code.end()
+        if phrase is None or not at <= start or end > at + len(phrase):
+            continue
+        written = data[at:at + len(phrase)]
+        if b" ".join(written.split()).lower() == phrase and not data[at + len(phrase):at + len(phrase) + 1].isalpha():
+            return code.group(1)
+    return None
+
+
+# the protocol and platform words a source shows by its marks (_ground_protocol_words)
+_PROTOCOL_SHOWN = {b"HTTP": frozenset((b"http",)), b"HTTPS": frozenset((b"https",)), b"REST": frozenset((b"http",)),
+                   b"GitHub": frozenset((b"github",)), b"Actions": frozenset((b"actions",)),
+                   b"GitLab": frozenset((b"gitlab",)), b"CI": frozenset((b"ci runner",))}
+# (lines only GitHub Actions' runner writes)
+_ACTIONS_RUNNER_LINES = (b"Error: Process completed with exit code", b"##[error]", b"##[group]", b"::group::",
+                         b"::error", b"GITHUB_", b"actions/checkout@", b".github/workflows/")
+_STATUS_AFTER_HTTP = re.compile(rb"[ \t]+([1-5][0-9][0-9])(?![0-9])")
+# a status code a source holds: one printed alone (HTTP/2 404, "status": 404, status 404), and any
+# three-digit number of the codes with a standard phrase
+# (a JSON-wrapped output writes its line breaks "\\n")
+_STATUS_SHOWN = re.compile(rb"(?i)HTTP/[0-9.]+[ \t]+([1-5][0-9][0-9])[ \t]*(?:\r?\n|(?:\\r)?\\n|\Z)|"
+                           rb"\bstatus(?:[ _]?code)?[\"']?[ \t]*[:=]?[ \t]*([1-5][0-9][0-9])(?![0-9])")
+_STATUS_CODE_WORD = re.compile(rb"(?<![0-9.])(" + b"|".join((
+    b"400", b"401", b"403", b"404", b"405", b"408", b"409", b"410", b"413", b"415", b"422", b"429", b"500", b"501",
+    b"502", b"503", b"504")) + rb")(?![0-9.])")
+_REASON_PHRASES = {b"200": b"ok", b"201": b"created", b"202": b"accepted", b"204": b"no content",
+                   b"301": b"moved permanently", b"302": b"found", b"304": b"not modified",
+                   b"400": b"bad request", b"401": b"unauthorized", b"403": b"forbidden", b"404": b"not found",
+                   b"405": b"method not allowed", b"408": b"request timeout", b"409": b"conflict", b"410": b"gone",
+                   b"413": b"payload too large", b"415": b"unsupported media type",
+                   b"422": b"unprocessable entity", b"429": b"too many requests",
+                   b"500": b"internal server error", b"501": b"not implemented", b"502": b"bad gateway",
+                   b"503": b"service unavailable", b"504": b"gateway timeout"}
+_REASON_WORDS = frozenset(w.title() for phrase in _REASON_PHRASES.values() for w in phrase.split()) | frozenset(
+    w.upper() for phrase in _REASON_PHRASES.values() for w in phrase.split())
+_CODE_BEFORE_PHRASE = re.compile(rb"(?<![0-9.])([1-5][0-9][0-9])[ \t]+\(?")
+_REASON_REACH = 32  # (the longest phrase, its code and blanks)
+# "the PR", "this MR": no particular request, unless a number names one ("the PR #57", "the PR 57")
+_REVIEW_GENERIC = frozenset((b"PR", b"MR", b"PRs", b"MRs"))
+_REVIEW_DETERMINED = re.compile(rb"(?i)(?<![A-Za-z])(?:the|this|that|a|your|our|my|its|their|each|every)[ \t]+\Z")
+_REVIEW_NUMBERED = re.compile(rb"[ \t]*(?:#|[0-9]|!)")
+
+
 def _ground_diffstat_signs(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
                            row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The (owner, row) pairs left once a signed count, ``+1`` or ``-1``, is grounded by the
@@ -16407,10 +16554,19 @@ def _ground_counted_rows(tables: list[FactTable], sources: list[list[_Facts]], o
         if m is None:
             continue
         first, second = m.group(1).lower(), (m.group(2) or b"").lower()
+        part = first == b"of" and (m := _ROWS_PART_OF.match(data, b)) is not None
+        if part:  # ("2 of 3 packages pass": the part a predicate names, :func:`_row_count_part`)
+            first, second = m.group(1).lower(), b""
         shape = _ROW_NOUNS.get(first)
         qualifier = b""
         if shape is None:
             qualifier, shape = first, _ROW_NOUNS.get(second)
+        qualifier = _ROW_OUTCOME_QUALIFIERS.get(qualifier, qualifier)
+        if shape is not None and not qualifier:
+            predicate = _row_count_predicate(data, m.end(1), a)
+            if predicate is None and part:
+                continue  # (a part no predicate names: a number to ground)
+            qualifier = predicate or b""
         if shape is None or (qualifier and qualifier not in _ROW_QUALIFIERS) or not lookups_left:
             continue
         lookups_left -= 1
@@ -16438,6 +16594,7 @@ def _listed_row_counts(data: bytes) -> dict[bytes, set[int]]:
     hit_files: set[bytes] = set()
     ls = {b"file": 0, b"directory": 0, b"entry": 0}
     status: dict[bytes, int] = {}
+    packages: dict[bytes, int] = {}  # (go test's package rows by their tag: ok, FAIL, ? of no test files)
     section = b""  # the git status section being read ("untracked", "unstaged", "staged")
     in_table = False
     for line in data.split(b"\n"):
@@ -16467,6 +16624,8 @@ def _listed_row_counts(data: bytes) -> dict[bytes, set[int]]:
             section = _ROWS_STATUS_SECTIONS[m.group(1)]
         elif _ROWS_COMMIT_HEADER.match(line):
             commits += 1
+        elif (package := _ROWS_GO_PACKAGE.match(line)) is not None:
+            packages[package.group(1)] = packages.get(package.group(1), 0) + 1
         elif _ROWS_ONELINE_COMMIT.match(line):
             oneline += 1
         elif (hit := _ROWS_GREP_HIT.match(line)) is not None:
@@ -16498,7 +16657,27 @@ def _listed_row_counts(data: bytes) -> dict[bytes, set[int]]:
         add(key, k)
     if status:
         add(b"file", sum(k for key, k in status.items() if key in (b"untracked file", b"changed file")))
+    if packages:
+        add(b"passed package", packages.get(b"ok", 0))
+        add(b"failed package", packages.get(b"FAIL", 0))
+        add(b"package", packages.get(b"ok", 0) + packages.get(b"FAIL", 0))
+        add(b"package", sum(packages.values()))
     return counts
+
+
+def _row_count_predicate(data: bytes, noun_end: int, count_start: int) -> bytes | None:
+    """The qualifier a predicate after a count's noun names (red team 142, F08): "one file is
+    untracked" counts the untracked files and "2 of 3 packages pass" the passing ones, not all
+    the listing's rows; None when no qualifier follows the noun, or when the count is the whole
+    of a part before it ("3" of "2 of 3 packages pass": the packages, all of them)."""
+    if _ROWS_WHOLE_AFTER_PART.search(data, max(0, count_start - 24), count_start) is not None:
+        return None
+    said = _ROWS_PREDICATE.match(data, noun_end)
+    if said is None:
+        return None
+    word = said.group(1).lower()
+    word = _ROW_OUTCOME_QUALIFIERS.get(word, word)
+    return word if word in _ROW_QUALIFIERS else None
 
 
 _ROW_COUNT_MAX = 50
@@ -16508,7 +16687,8 @@ _ROWS_COUNT_NOUN = re.compile(rb"[ \t]+([A-Za-z]+)\b(?:[ \t]+([A-Za-z]+)\b)?")
 _ROW_NOUNS = {
     **dict.fromkeys((b"commit", b"commits"), b"commit"),
     **dict.fromkeys((b"time", b"times", b"match", b"matches", b"hit", b"hits", b"occurrence", b"occurrences",
-                     b"place", b"places"), b"hit"),
+                     b"place", b"places", b"line", b"lines"), b"hit"),
+    **dict.fromkeys((b"package", b"packages"), b"package"),
     **dict.fromkeys((b"file", b"files"), b"file"),
     **dict.fromkeys((b"directory", b"directories", b"dir", b"dirs", b"folder", b"folders"), b"directory"),
     **dict.fromkeys((b"entry", b"entries", b"item", b"items"), b"entry"),
@@ -16522,7 +16702,19 @@ _ROW_NOUNS = {
 # a git status section or tag ("one untracked file", "two modified files"); any other is a part
 _ROW_NEUTRAL_QUALIFIERS = (b"recent", b"latest", b"matching", b"listed")
 _ROW_QUALIFIERS = frozenset((*_ROW_NEUTRAL_QUALIFIERS, b"untracked", b"unstaged", b"staged", b"changed", b"modified",
-                             b"deleted", b"new", b"renamed"))
+                             b"deleted", b"new", b"renamed", b"passed", b"failed"))
+# the outcome words of a go test package row, read as its tag ("2 passing packages", "1 package fails")
+_ROW_OUTCOME_QUALIFIERS = {
+    **dict.fromkeys((b"pass", b"passes", b"passing", b"ok"), b"passed"),
+    **dict.fromkeys((b"fail", b"fails", b"failing"), b"failed"),
+}
+# a count's part of a whole ("2 of 3 packages", "one of the 3 files"): the noun after the whole
+_ROWS_PART_OF = re.compile(rb"[ \t]+of[ \t]+(?:the[ \t]+)?(?:[0-9]+|[A-Za-z]+)[ \t]+([A-Za-z]+)\b")
+_ROWS_WHOLE_AFTER_PART = re.compile(rb"\bof[ \t]+(?:the[ \t]+)?\Z")
+# the predicate after a count's noun: "files are modified", "packages pass", "file is untracked"
+_ROWS_PREDICATE = re.compile(rb"[ \t]+(?:(?:is|are|was|were)[ \t]+)?([A-Za-z]+)\b")
+# a go test package row: "ok  \t<package>\t0.012s", "FAIL\t<package>\t0.020s"
+_ROWS_GO_PACKAGE = re.compile(rb"(ok|FAIL|\?)[ ]*\t[^\s]+(?:\t|$)")
 _ROWS_STATUS_SECTION = re.compile(rb"(Untracked files|Changes not staged for commit|Changes to be committed):[ \t]*$")
 _ROWS_STATUS_SECTIONS = {b"Untracked files": b"untracked", b"Changes not staged for commit": b"unstaged",
                     b"Changes to be committed": b"staged"}
@@ -25375,7 +25567,46 @@ def _pronoun_one(data: bytes, start: int, end: int) -> bool:
     counted = any(_NUMBER_WORD.search(word) for word in after[1:4]) or any(
         _NUMBER_WORD.search(word) and _POSSESSIVE.search(after[k - 1]) for k, word in enumerate(after[4:7], 4))
     return (word_before in _ONE_AFTER or (word_after == b"of" and word_before not in _ONE_COUNTED and not counted)
-            or (word_before == b"the" and word_after in _ONE_RELATIVE))
+            or (word_before == b"the" and word_after in _ONE_RELATIVE) or _pronoun_one_after_determiner(data, start, end))
+
+
+def _pronoun_one_after_determiner(data: bytes, start: int, end: int) -> bool:
+    """Is the "one" at ``data[start:end]`` the pronoun of a noun phrase that ends with it: a
+    determiner, at most one word, "one", then no noun ("/api/orders is the slow one: 1.3 s",
+    "the previous one passed", "this one is flaky": red team 142, F08, refused as a number no
+    source holds)? A count names its noun after it ("the one node down", "that one lagging
+    replica", "the remaining one node"): only the clause's end (a mark, the text's end) or a
+    word of :data:`_ONE_PRONOUN_FOLLOWERS` may follow, or, after a word between ("the previous
+    one passed"), a verb's past form or a stated outcome ("fails"). "only one", "exactly one"
+    stay counts."""
+    words = data[max(0, start - _ONE_PHRASE_REACH):start].split()[-2:]
+    if not words or words[-1].lower() in _ONE_COUNTED:
+        return False
+    if words[-1].lower() in _ONE_DETERMINERS:
+        between = False
+    elif len(words) == 2 and words[0].lower() in _ONE_DETERMINERS and words[-1].isalpha():
+        between = True
+    else:
+        return False
+    if data[end:end + 1] in _ONE_PHRASE_ENDS:
+        return True
+    follower = _ONE_NEXT_WORD.match(data, end)
+    if follower is None:
+        return not data[end:].strip()
+    word = follower.group(1).lower()
+    return word in _ONE_PRONOUN_FOLLOWERS or (between and word not in _ROW_NOUNS and (
+        word.endswith(b"ed") or _ONE_STATED_OUTCOME.match(word) is not None))
+
+
+# (the pronoun "one" of a noun phrase: _pronoun_one_after_determiner)
+_ONE_PHRASE_REACH = 48
+_ONE_DETERMINERS = frozenset((b"the", b"this", b"that", b"which", b"another", b"a", b"an"))
+_ONE_PHRASE_ENDS = frozenset((b".", b",", b";", b":", b"!", b"?", b")", b"]", b"\n", b"\r"))
+_ONE_NEXT_WORD = re.compile(rb"[ \t]+([A-Za-z]+)\b")
+_ONE_PRONOUN_FOLLOWERS = frozenset((b"is", b"was", b"are", b"were", b"has", b"had", b"does", b"did", b"will",
+                                    b"would", b"can", b"could", b"should", b"may", b"might", b"must", b"also",
+                                    b"still", b"too", b"and", b"but", b"or", b"in", b"on", b"at", b"with", b"from",
+                                    b"for", b"by", b"here", b"there", b"now", b"again"))
 
 
 # a figure, then blanks, at the end of what stands before a word
@@ -26512,16 +26743,20 @@ def _boolean_said(lowered: bytes, at: int, end: int) -> bool | None:
 
 
 def _numbers_by_key(facts: _Facts, plural_only: bool = False) -> dict[bytes, set[bytes]]:
-    """A text's kv keys (lower case) -> the whole numbers it sets each to (``plural_only``: the
-    keys ending in ``s`` only). The rows are chosen in numpy (a value's first byte a digit or a
+    """A text's kv keys (lower case; a camel-case key's words parted by ``_`` where
+    ``plural_only``) and the counts of git's stat lines (:func:`_git_stat_counts`) -> the whole
+    numbers it sets each to (``plural_only``: the keys ending in ``s`` only). The rows are chosen in numpy (a value's first byte a digit or a
     quote, the key's last an ``s``): a read's many kv rows are most of them neither, and a Python
     step each cost the standard summarize 0.4 ms."""
     table = facts.table
     rows = facts.kv_rows()[0]
     by_key: dict[bytes, set[bytes]] = {}
+    data = table.data
+    if b"changed" in data and (stat := _git_stat_counts(data)):
+        for key, numbers in stat.items():
+            by_key.setdefault(key, set()).update(numbers)
     if not rows.size:
         return by_key
-    data = table.data
     text = np.frombuffer(data, dtype=np.uint8)
     last = len(data) - 1
     starts, ends = table.value_start[rows], table.value_end[rows]
@@ -26534,8 +26769,27 @@ def _numbers_by_key(facts: _Facts, plural_only: bool = False) -> dict[bytes, set
     for r in rows[chosen].tolist():
         value = data[int(table.value_start[r]):int(table.value_end[r])].strip(b"\"'")
         if value.isdigit():
-            by_key.setdefault(table.key_bytes(r).lower(), set()).add(value.lstrip(b"0") or b"0")
+            key = table.key_bytes(r)
+            if plural_only and not key.islower():
+                key = _CAMEL_BOUNDARY.sub(b"_", key)
+            by_key.setdefault(key.lower(), set()).add(value.lstrip(b"0") or b"0")
     return by_key
+
+
+def _git_stat_counts(data: bytes) -> dict[bytes, set[bytes]]:
+    """The counts git's stat lines set, as keys (red team 142, F03: "2 files changed, 37
+    insertions, 214 deletions" of ``214 insertions(+), 37 deletions(-)`` was accepted, no key
+    naming them): ``changed_files``, ``insertions``, ``deletions``. Bounded: the first
+    ``_GIT_STAT_LINES`` lines read."""
+    found: dict[bytes, set[bytes]] = {}
+    for m in islice(_GIT_STAT_LINE.finditer(data), _GIT_STAT_LINES):
+        for key, number in zip((b"changed_files", b"insertions", b"deletions"), m.groups()):
+            if number is not None:
+                found.setdefault(key, set()).add(number.lstrip(b"0") or b"0")
+    return found
+
+
+_GIT_STAT_LINES = 64
 
 
 def _count_of_keys(data: bytes, lowered: bytes, at: int, end: int,
@@ -26554,14 +26808,21 @@ def _count_of_keys(data: bytes, lowered: bytes, at: int, end: int,
     # (the word before a direct count: "changes 37 files")
     ahead = lowered[max(0, at - len(direct[1]) - 26):at - len(direct[1]) - 1].rsplit(None, 1) if direct else []
     ahead_word = ahead[-1][:5] if ahead and ahead[-1].isalpha() else b""
+    after_word = _CHANGE_STEMS.get(after_word, after_word)
+    ahead_word = _CHANGE_STEMS.get(ahead_word, ahead_word)
+    label = _COUNT_AFTER_LABEL.match(lowered, end) if direct is None and split is None else None
+    label_word = b"" if label is None or label.group(1) is None else label.group(1)[:5]
+    label_word = _CHANGE_STEMS.get(label_word, label_word)
     count = None
     held: list[frozenset[bytes]] = []
     for words, numbers in keys:
-        stems = {w[:5] for w in words}
+        stems = {_CHANGE_STEMS.get(w[:5], w[:5]) for w in words}
         if direct is not None and (not words or after_word in stems or ahead_word in stems):
             found = direct
-        elif words and split is not None and before_word[:5] in stems:
+        elif words and split is not None and _CHANGE_STEMS.get(before_word[:5], before_word[:5]) in stems:
             found = split
+        elif label is not None and (label_word in stems if words else not label_word):
+            found = (label.group(2).lstrip(b"0") or b"0", label.group(2))
         else:
             continue
         if count is not None and found != count:
@@ -26584,6 +26845,24 @@ def _count_right_before(data: bytes, at: int) -> tuple[bytes, bytes] | None:
 
 
 _KEY_WORD_SPLIT = re.compile(rb"[_\-. ]+")
+# the verbs a summary tells a change with, one stem for all (red team 142, F03: "PR #87 touches 37
+# files" of ``"changed_files": 6, "deletions": 37`` was accepted, "touches" no word of the key)
+_CHANGE_STEMS = dict.fromkeys((b"chang", b"touch", b"modif", b"edite", b"edits", b"alter", b"affec"), b"chang")
+# a count after its label: the noun, at most one word, markdown's marks, then ":" or "|" and the
+# count ("**Files changed:** 37", "| files changed | 37 |", "deletions: 37"; red team 142, F03)
+_COUNT_AFTER_LABEL = re.compile(rb"(?:[ \t]+([a-z]+))?[*_`]*[ \t]*[:|][*_` \t|]*([0-9]+)(?![0-9]|\.[0-9])")
+# (markdown's and a table's only: a plain "deletions: 214" is a key=value fact, grounded as its
+# pair, and a search for ": " found the nouns of the standard summaries' labels, +30 M
+# instructions a check for their sources' keys)
+_COUNT_LABEL_MARKS = (b"*", b"|")
+_COUNT_LABEL_LOOKS = 512
+# the bytes a counted noun may stand after: a blank, a label's markdown, a table's bar
+_COUNTED_NOUN_OPENERS = frozenset((b" ", b"\t", b"\n", b"\r", b"*", b"_", b"|", b"`", b"("))
+# a camel-case key's word boundary (gh's ``changedFiles``: the words changed, files)
+_CAMEL_BOUNDARY = re.compile(rb"(?<=[a-z0-9])(?=[A-Z])")
+# git's stat line: "2 files changed, 214 insertions(+), 37 deletions(-)", read as the keys it counts
+_GIT_STAT_LINE = re.compile(rb"(?<![0-9])([0-9]+) files? changed(?:, ([0-9]+) insertions?\(\+\))?"
+                            rb"(?:, ([0-9]+) deletions?\(-\))?")
 _COUNT_WRITTEN_BEFORE = re.compile(rb"(?<![\w.,:/+=-])([0-9]+|[A-Za-z]+)[ \t]\Z")
 _COUNTED_NOUN_REACH = 48  # (the two words after a figure, read in this many bytes)
 _COUNTED_KEY_LOOKS = 64  # (a noun's places in one block looked at: bounded, the rest read as said)
