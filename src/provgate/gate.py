@@ -11509,12 +11509,17 @@ class _Check:
         if superseded or gone or max(net.values()) > 0:
             # two spellings of one handle's name are one citation (a loss under one may be a
             # gain under the other); a name that resolves to no handle or several (I3 reports
-            # it) counts as itself. Only the names whose count changed are resolved.
+            # it) counts as itself. Only the names whose count changed are resolved: those the
+            # gate resolved before looked up at once (a _targets call each, and Counter's
+            # __missing__ per handle, cost a summarize ~0.1M instructions)
             by_handle: Counter[str] = Counter()
-            for name, c in net.items():
-                if c:
+            changed = [(name, c) for name, c in net.items() if c]
+            resolved = map(self.gate._marker_handles.get, [name for name, _ in changed])
+            for (name, c), found in zip(changed, resolved):
+                if found is None:
                     found = self._targets(name)
-                    by_handle[found[0] if len(found) == 1 else f"[src:{name}]"] += c
+                handle = found[0] if len(found) == 1 else f"[src:{name}]"
+                by_handle[handle] = by_handle.get(handle, 0) + c
             lost = sum(-c for h, c in by_handle.items() if c < 0 and h not in superseded and h not in gone)
             if superseded:
                 lost += self._unreplaced(by_handle, superseded, gone)
@@ -27539,12 +27544,14 @@ class _Counted(tuple):
     __slots__ = ()
 
 
-def _words_trie(words: Iterable[bytes]) -> bytes:
+def _words_trie(words: Iterable[bytes], *, bare: bool = False) -> bytes:
     """A pattern matching any of ``words``, branching a letter at a time, the longest word first
     where one is a prefix of another ("seventeen", then "seven"): what an alternation of the
     words longest first matches, where each position is asked a branch per distinct letter, not
     one per word (each scope of every summary is scanned with it: red team 140 F05's ~100-word
-    alternation cost the standard summarize ~0.2M instructions a check)."""
+    alternation cost the standard summarize ~0.2M instructions a check). With ``bare``, its
+    first letters' branches ungrouped, to join an alternation whose every branch opens on a
+    literal byte (:data:`_VALUE_THEN_KEY`)."""
     trie: dict[int, Any] = {}
     for word in words:
         node = trie
@@ -27559,12 +27566,18 @@ def _words_trie(words: Iterable[bytes]) -> bytes:
         grouped = branches[0] if len(branches) == 1 and -1 not in node else b"(?:" + b"|".join(branches) + b")"
         return grouped + b"?" if -1 in node else grouped
 
+    if bare:  # (no word is empty: the root's branches are the words' first letters)
+        return b"|".join(re.escape(bytes((c,))) + pattern(child) for c, child in sorted(trie.items()))
     return pattern(trie)
 
 
 # a figure, then the key it counts as a noun ("5 retries", "8 workers"); the bytes that glue a
 # figure to what stands before it ("v1.3", "retries=5", "a.yaml:5"), so it counts nothing after it
-_VALUE_THEN_KEY = re.compile(rb"([0-9]+(?:\.[0-9]+)?|" + _words_trie(_DIGITS_OF_CARDINAL)
+# (every branch of the value opens on a literal byte, a figure's on each of its ten digits: re
+# then knows the bytes a match starts with and skips the others in C, where a first branch
+# [0-9]+ had every position of every scope tried, ~40% of the pattern's cost)
+_VALUE_THEN_KEY = re.compile(b"(" + b"|".join([rb"%d[0-9]*(?:\.[0-9]+)?" % d for d in range(10)]
+                                              + [_words_trie(_DIGITS_OF_CARDINAL, bare=True)])
                              + rb")[ \t]+([A-Za-z_][\w-]*)(?![\w.-])")
 _GLUED_BEFORE_COUNT = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:/+=-")
 # _SCOPED_KV, a count spelled out after its key read too ("config/a.yaml retries five times",
