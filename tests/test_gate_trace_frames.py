@@ -9,19 +9,12 @@ from __future__ import annotations
 
 import pytest
 from gate_helpers import assert_accepted, find
+from test_gate_id_records import TRACEBACK
 from test_grammar_v4 import _summarize
 
 from provgate.gate import _frames_told, _trace_frames
 
-PYTHON = """Traceback (most recent call last):
-  File "/app/src/main.py", line 27, in <module>
-    main()
-  File "/app/src/main.py", line 19, in main
-    cfg = load_config(os.environ["APP_CONFIG"])
-  File "/app/src/config.py", line 8, in load_config
-    with open(path) as f:
-FileNotFoundError: [Errno 2] No such file or directory: '/etc/app/config.yaml'
-"""
+PYTHON = TRACEBACK  # (the traceback red team 141 and 142 summarized: main.py's frames over config.py's)
 NODE = """/app/src/server.js:42
     const port = config.server.port;
                               ^
