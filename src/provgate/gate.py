@@ -13663,9 +13663,17 @@ _FRAME_TOLD = re.compile(
 _FRAME_TOLD_FILE_FIRST = re.compile(_FRAME_FILE_FIRST)
 # (a call site told: "the call to load_config in main.py" is main.py's line calling it)
 _FRAME_CALL_BEFORE = re.compile(rb"(?i:\bcall(?:s|ed|ing)?(?:[ \t]+(?:to|of))?|\binvok(?:es|ed|ing|e))[ \t]+[`*'\"]*\Z")
-# (a plain word before a file is a noun when a determiner leads it: "the request (client.py:42)")
-_FRAME_DETERMINER = re.compile(
-    rb"(?i:\b(?:the|a|an|this|that|these|those|each|every|its|their|our|your|his|her|my|one|no|any))[ \t]+\Z")
+# the words that open a noun phrase: a word after one is a noun, not a name ("the request
+# (client.py:42)" names no function; "the PR cannot merge" no particular request)
+_NOUN_PHRASE_DETERMINERS = (b"the", b"a", b"an", b"this", b"that", b"these", b"those", b"each", b"every", b"its",
+                            b"their", b"our", b"your", b"his", b"her", b"my", b"one", b"no", b"any")
+_DETERMINER_BEFORE = re.compile(rb"(?<![A-Za-z0-9_])(?i:" + b"|".join(_NOUN_PHRASE_DETERMINERS) + rb")[ \t]+\Z")
+_DETERMINER_REACH = 16  # (the longest determiner and its blanks; more blanks are no phrase)
+
+
+def _after_determiner(data: bytes, at: int) -> bool:
+    """Does a determiner (:data:`_NOUN_PHRASE_DETERMINERS`) and blanks stand right before ``at``?"""
+    return _DETERMINER_BEFORE.search(data, max(0, at - _DETERMINER_REACH), at) is not None
 
 
 def _frames_told(data: bytes) -> list[tuple[int, int, bytes, bytes, bytes | None]]:
@@ -13694,7 +13702,7 @@ def _frame_told(data: bytes, m: re.Match[bytes], group: int, path: bytes, line: 
     for a plain word that is no function there."""
     func, at = m[group], m.start(group)
     plain = m[group + 1] is None and func.isalpha() and func[1:].islower() and data[at - 1:at] != b"`"
-    if plain and (line is None or _FRAME_DETERMINER.search(data, max(0, at - 12), at) is not None or (
+    if plain and (line is None or _after_determiner(data, at) or (
             group != 1 and data[m.end():m.end() + 2].strip(b" \t")[:1] not in (b"", b".", b",", b";", b":", b")"))):
         return []
     return [(m.start(), m.end(), func.strip(b"_"), path, line)]
@@ -13775,7 +13783,7 @@ def _ground_protocol_words(tables: list[FactTable], sources: list[list[_Facts]],
             if value == b"HTTP" and (code := _STATUS_AFTER_HTTP.match(data, int(table.end[r]))) is not None:
                 wanted = wanted | {b"status " + code.group(1)}
         elif value in _REVIEW_GENERIC:
-            if _REVIEW_DETERMINED.search(data, max(0, a - 16), a) is not None and (
+            if _after_determiner(data, a) and (
                     _REVIEW_NUMBERED.match(data, int(table.end[r])) is None):
                 keep = np.ones(owner.size, dtype=np.bool_) if keep is None else keep
                 keep[n] = False
@@ -13871,7 +13879,6 @@ _CODE_BEFORE_PHRASE = re.compile(rb"(?<![0-9.])([1-5][0-9][0-9])[ \t]+\(?")
 _REASON_REACH = 32  # (the longest phrase, its code and blanks)
 # "the PR", "this MR": no particular request, unless a number names one ("the PR #57", "the PR 57")
 _REVIEW_GENERIC = frozenset((b"PR", b"MR", b"PRs", b"MRs"))
-_REVIEW_DETERMINED = re.compile(rb"(?i)(?<![A-Za-z])(?:the|this|that|a|your|our|my|its|their|each|every)[ \t]+\Z")
 _REVIEW_NUMBERED = re.compile(rb"[ \t]*(?:#|[0-9]|!)")
 
 
