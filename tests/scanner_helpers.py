@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import numpy as np
+from budget import examples
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
@@ -17,9 +17,9 @@ if str(Path(__file__).resolve().parent.parent / "benchmarks") not in sys.path:
 import corpus
 
 # the differential (native against reference) examples a scanner test draws; more with
-# PROVGATE_SCANNER_EXAMPLES (a stop's parity run uses 15,000)
+# PROVGATE_EXAMPLES_SCALE (tests/budget.py; a stop's parity run uses 5 or more)
 DIFFERENTIAL = settings(
-    max_examples=int(os.environ.get("PROVGATE_SCANNER_EXAMPLES", "3000")),
+    max_examples=examples(800),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

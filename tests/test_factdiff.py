@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from budget import examples
 from conftest import IMPLEMENTATIONS, NO_EXTENSIONS, load_implementation
 from reconstruct_helpers import observed_while_running
 from provgate import _factdiff
@@ -90,7 +91,7 @@ def fingerprint_arrays(draw, max_rows: int = 40):
     return fp(rows_a), fp(rows_b)
 
 
-SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SETTINGS = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 @SETTINGS
@@ -118,7 +119,7 @@ def test_diff_unsorted_properties(impl, pair):
 
 
 @_only_with_native
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(pair=fingerprint_arrays(max_rows=80))
 def test_native_equals_reference(pair):
     native, reference = _load("native"), _load("reference")
@@ -168,7 +169,7 @@ def test_diff_sorted_distinct_and_late_anomalies(impl, pair):
 
 
 @_only_with_native
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(pair=distinct_then_anomaly())
 def test_native_fast_merge_equals_reference(pair):
     native, reference = _load("native"), _load("reference")
@@ -505,7 +506,7 @@ def test_absent_from_all_is_membership_in_no_set(impl, case):
 
 
 @_only_with_native
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(case=queries_and_sets())
 def test_absent_from_all_native_equals_reference(case):
     queries, sets = case
@@ -567,7 +568,7 @@ def test_absent_from_all_grouped_is_the_ungrouped_call_per_group(impl, case):
 
 
 @_only_with_native
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(case=grouped_queries())
 def test_absent_from_all_grouped_native_equals_reference(case):
     queries, sets, groups, query_group = case
@@ -848,7 +849,7 @@ def test_ungrounded_rows_are_found_in_no_set_and_no_haystack(impl, case):
 
 
 @_only_with_native
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(case=tables_and_sets())
 def test_ungrounded_rows_native_equals_reference(case):
     tables, sets, haystacks, args = case
@@ -1275,7 +1276,7 @@ def wide_tables(draw):
     return tables, haystacks, dict(WIDE_ARGS, groups=[[] for _ in tables], haystack_groups=groups)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                  HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(case=wide_tables())
 def test_ungrounded_rows_over_wide_groups_are_found_in_no_text(impl, case):
@@ -2104,7 +2105,7 @@ def tables_of_repeated_rows(draw):
                                          haystack_groups=groups)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=tables_of_repeated_rows())
 def test_ungrounded_rows_judge_repeated_rows_alike(impl, case):
     tables, sets, haystacks, args = case

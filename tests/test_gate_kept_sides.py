@@ -134,7 +134,7 @@ def test_duplicated_blocks_keep_an_exact_fact_multiset_across_cycles():
 def test_kept_sides_follow_the_window_object_not_its_address():
     store = store_with({CONF_H: NOTE})
     gate = Gate(store, audit=False)
-    for k in range(40):
+    for k in range(12):  # more than the 8 sides kept, each turn a full collection
         # windows die and new ones may reuse their addresses: never another window's side
         w = Window([tool("t1", CONF_H, NOTE), blk("a1", "assistant", f"turn {k} of 12 rows\n")])
         nxt = Window([w[0], blk("a1", "assistant", f"turn {k} of 13 rows\n")])

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from budget import examples
 from conftest import IMPLEMENTATIONS, NO_EXTENSIONS, load_implementation
 from provgate import _matching
 from provgate.errors import InvalidArgumentError, InvalidContentError, InvalidHandleError, LimitExceededError
@@ -208,7 +209,7 @@ def vocab_and_text(draw):
     return [p for p in patterns if "\x00" not in p], text
 
 
-GEN = settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+GEN = settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 @GEN
@@ -220,7 +221,7 @@ def test_matches_equal_the_oracle(impl, case):
 
 
 @_only_with_native
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(case=vocab_and_text())
 def test_native_equals_reference(case):
     patterns, text = case
@@ -432,7 +433,7 @@ _OCCURS_BYTES = st.sampled_from([b"a", b"3", b"_", b".", b"-", b"@", b" ", b"\n"
 _OCCURS_TEXT = st.lists(_OCCURS_BYTES, max_size=30).map(b"".join)
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(needles=st.lists(st.lists(_OCCURS_BYTES, max_size=4).map(b"".join), max_size=6),
        haystacks=st.lists(_OCCURS_TEXT, max_size=4))
 def test_occurs_at_boundaries_every_implementation_equals_the_reference(needles, haystacks):
@@ -509,7 +510,7 @@ def test_occurs_at_boundaries_many_needles_in_one_long_haystack(impl):
     assert found == ([True] * len(present) + [False] * len(absent)) * 3
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(needles=st.lists(st.lists(_OCCURS_BYTES, max_size=4).map(b"".join), max_size=6),
        haystacks=st.lists(_OCCURS_TEXT, max_size=4), data=st.data())
 def test_occurs_at_boundaries_grouped_is_the_ungrouped_call_per_group(needles, haystacks, data):

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from budget import examples
 from conftest import IMPLEMENTATIONS, NO_EXTENSIONS, load_implementation
 from provgate import _scanner_py, _textnorm, _textnorm_py
 from provgate.errors import InvalidArgumentError
@@ -198,7 +199,7 @@ def pairs(draw):
     return a, b
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(800), deadline=None)
 @given(pair=pairs())
 def test_reference_is_the_documented_normalisation(pair):
     a, b = pair
@@ -226,7 +227,7 @@ def facts(text: str) -> list[tuple[int, str, str]]:
     return sorted((int(s.kind), s.key, s.value) for s in extract(text))
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(pair=whitespace_variants())
 def test_texts_equal_after_normalisation_hold_the_same_facts(pair):
     # what the structural fast path relies on: a block whitespace-matched to its pre block keeps
@@ -245,7 +246,7 @@ def test_fence_with_stripped_trailing_blanks_changes_a_fact(impl):
     assert same(impl, pre, pre.replace("```diff\n", "```diff \t\n").replace("```\n", "```  \n\n\n"))
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(800), deadline=None)
 @given(batch=st.lists(pairs(), max_size=8))
 def test_every_implementation_equals_the_reference(batch):
     a = [x for x, _ in batch]
@@ -331,7 +332,7 @@ def byte_pairs(draw):
     return a, b
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(800), deadline=None)
 @given(batch=st.lists(byte_pairs(), max_size=8))
 def test_same_without_spaces_every_implementation_equals_the_reference(batch):
     a = [x for x, _ in batch]
@@ -379,7 +380,7 @@ def test_same_words_empty_batch_and_bad_input(impl):
         impl.same_words(b"ab", [b"ab"])
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(800), deadline=None)
 @given(batch=st.lists(byte_pairs(), max_size=8))
 def test_same_words_every_implementation_equals_the_reference(batch):
     a = [x for x, _ in batch]
