@@ -8,10 +8,11 @@ import importlib
 import re
 
 import pytest
+from budget import examples
+from conftest import IMPLEMENTATIONS, NO_EXTENSIONS, load_implementation
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import IMPLEMENTATIONS, NO_EXTENSIONS, load_implementation
 from provgate import _blockscan, _blockscan_py
 from provgate.errors import InvalidArgumentError
 from provgate.window import Block, Window
@@ -449,7 +450,7 @@ def _outcome(impl, items, path="window"):
     return ("ok", blocks, by_id, [tuple(type(getattr(b, f)) for f in Block.__slots__) for b in blocks])
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.lists(st.one_of(_json_block(), st.sampled_from([None, 3, "b", ["id"]])), max_size=5))
 def test_window_blocks_native_agrees_with_the_reference(items):
     outcomes = [_outcome(impl, items) for impl in both()]

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from budget import examples
+from conftest import IMPLEMENTATIONS, NO_EXTENSIONS, load_implementation
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from conftest import IMPLEMENTATIONS, NO_EXTENSIONS, load_implementation
 from reconstruct_helpers import observed_while_running
+
 from provgate import _citations, _citations_py
 
 
@@ -500,7 +501,7 @@ ANSWERS = st.one_of(
 
 
 @_only_with_native
-@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(800), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ANSWERS)
 def test_native_equals_reference(data):
     native, reference = _load("native"), _load("reference")
@@ -568,7 +569,7 @@ def test_near_markers_rejects_what_is_not_bytes(impl):
 
 
 @_only_with_native
-@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(800), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(
     st.lists(st.sampled_from(_NEAR_BYTES), max_size=40).map(b"".join),
     st.binary(max_size=60),

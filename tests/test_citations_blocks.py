@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from budget import examples
 from conftest import IMPLEMENTATIONS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -205,7 +206,7 @@ BLOCK_PIECES = [
 
 
 @_only_with_native
-@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(800), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(
     st.lists(st.sampled_from(BLOCK_PIECES), max_size=50).map(lambda p: "".join(p).encode()),
     st.lists(st.sampled_from([p.encode() for p in BLOCK_PIECES] + [b"\xe2", b"\xe2\x80", b"\xc2", b"\x94"]),

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from budget import examples
 from gate_helpers import assert_accepted, blk, find, store_with
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -215,7 +216,7 @@ _SENTENCE_PIECES = ["Do", "not", "run", "it", "never", "don't", "Nothing", "else
                     ".", ". ", "! ", "? ", "...", "\n", "\n\n", " ", "  ", ", ", "a.b", "x" * 9]
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.lists(st.sampled_from(_SENTENCE_PIECES), max_size=40), st.lists(st.sampled_from(_SENTENCE_PIECES), max_size=8),
        st.integers(0, 40), st.integers(0, 8), st.sampled_from([" ", ""]))
 def test_the_changed_sentences_judge_as_the_whole_texts_do(pieces, inserted, at, cut, joiner):

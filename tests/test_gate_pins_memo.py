@@ -10,6 +10,7 @@ whatever the edit changed, or taken whatever the session's pins (checked by hand
 from __future__ import annotations
 
 import pytest
+from budget import examples
 from gate_helpers import assert_accepted, blk, find, store_with
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -125,7 +126,7 @@ def _normalised_line_by_line(text: str) -> str:
 
 
 @given(st.text(alphabet=st.sampled_from(["a", "b", " ", "\t", "\r", "\n", "\u00a0", "\x0b", "\u2028"]), max_size=24))
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(800), deadline=None)
 def test_the_pinned_text_normalisation_strips_as_the_line_by_line_reading_does(text):
     # (_pin_normalised's shortcut for a text no inner line of which ends in a blank: a next
     # edit normalises the turn it changed on every check)

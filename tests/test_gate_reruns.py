@@ -5,6 +5,7 @@ I4 "runs of one command"), and a lossless rewrite keeps the outcome word after e
 from __future__ import annotations
 
 import pytest
+from budget import examples
 from gate_helpers import assert_accepted, blk, find, gate_for, summary, tool
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -148,7 +149,7 @@ _PIECES = ["1", "12", "007", "4550", " ", "\t", "\n", "tests ", "test ", "Tests 
            "skipped", "x", "_", ".", ",", "a", "s", "İ", "é", "٣", "passedx", "in 0.79s", "=" * 3]
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=30))
 def test_outcome_counts_found_from_the_words_are_the_patterns(pieces):
     # (_outcome_counts finds _OUTCOME_COUNT's marks from the words back, for speed; the

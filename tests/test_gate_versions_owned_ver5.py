@@ -12,6 +12,7 @@ docs/gate.md, I1 short forms."""
 from __future__ import annotations
 
 import pytest
+from budget import examples
 from gate_helpers import assert_accepted
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -128,7 +129,7 @@ def test_a_header_is_looked_for_a_bounded_way_up():
     assert gate._column_header(data, len(data) - len(b"299.0 | 1.299 |\n")) is None
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(800), deadline=None)
 @given(st.text(alphabet="0123456789..vVxarcb%+=@- \n", max_size=40))
 def test_numbers_apart_are_the_regexs_matches_outside_versions(text):
     # the one-dot numbers the version walk collects are _NUMBER_APART's matches where no

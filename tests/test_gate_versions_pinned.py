@@ -6,6 +6,7 @@ in the sources (so grounding alone grounded it): refused as the glued forms' nea
 from __future__ import annotations
 
 import pytest
+from budget import examples
 from gate_helpers import assert_accepted
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -69,7 +70,7 @@ def test_a_block_without_a_version_builds_no_reader_of_its_sources(monkeypatch):
     assert_accepted(_summarize(PINS, "Pinned numpy and pandas.\n"))
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(800), deadline=None)
 @given(st.text(alphabet="0123456789..vVxa+=@- \n", max_size=40))
 def test_versions_apart_are_the_regexs_matches(text):
     # _versions_apart matches the version pattern only where a digit, a dot and a digit stand (a

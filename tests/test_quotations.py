@@ -7,6 +7,7 @@ import importlib
 
 import numpy as np
 import pytest
+from budget import examples
 from conftest import IMPLEMENTATIONS, NO_EXTENSIONS, load_implementation
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -106,7 +107,7 @@ _PIECES = st.sampled_from([b'"', b"'", b"`", b"``", b"\xe2\x80\x9c", b"\xe2\x80\
                            b"/", b"\n", b"\xc3\xa9", b"don't", b"="])
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.lists(st.lists(_PIECES, max_size=30).map(b"".join), max_size=5))
 def test_every_implementation_equals_the_reference(texts):
     tables = [extract(t) for t in texts]
@@ -173,7 +174,7 @@ _SPAN_PIECES = st.sampled_from([b"run", b"Run", b"RUN", b"runs", b"deploy", b"pl
                                 b"blocked", b"\r"])
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(800), deadline=None)
 @given(st.lists(_SPAN_PIECES, max_size=24).map(b"".join))
 def test_words_outside_code_spans_every_implementation_equals_the_reference(text):
     expected = _load("reference").asks_outside_code_spans(text, _WORDS)

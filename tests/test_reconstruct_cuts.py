@@ -10,6 +10,7 @@ import random
 
 import numpy as np
 import pytest
+from budget import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reconstruct_helpers import (
@@ -37,7 +38,7 @@ def _every_span(source: bytes, longest: int = 12) -> np.ndarray:
     return np.array(spans, dtype=np.int64).reshape(-1, 2)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(_SOURCES, st.one_of(st.none(), st.tuples(st.integers(0, 200), st.integers(0, 255))))
 def test_a_span_left_out_as_cut_is_one_the_check_cuts(source, damage):
     # every span of up to 12 bytes of a number-like source (and of the same with one byte

@@ -13,6 +13,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
+from budget import examples
 from conftest import IMPLEMENTATIONS, NO_EXTENSIONS, load_implementation
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -1373,7 +1374,7 @@ def _table_columns(draw):
     return (size, *cols)
 
 
-@settings(DIFFERENTIAL, max_examples=1500)
+@settings(DIFFERENTIAL, max_examples=examples(500))
 @given(_table_columns())
 def test_first_invalid_row_native_agrees_with_the_reference(impl, columns):
     assert (impl.first_invalid_row(*columns, _MAX_KIND, _MAX_VALUE_KIND, _KV)
