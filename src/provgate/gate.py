@@ -17418,7 +17418,7 @@ _TABLE_TWO_DIGITS = re.compile(rb"\d[\d.,]*\d")
 _TABLE_KEY_TOKEN = re.compile(rb"\w(?:[\w.:@/+-]*\w)?")
 _TABLE_CLAUSE_NUMBER = re.compile(rb"(?<![\w.:/-])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.:/-])\d+(?:\.\d+)?")
 # (a colon before a figure keeps it with its key, "shipped: 412": red team 142, F07; before words it parts a clause)
-_TABLE_CLAUSE_SPLIT = re.compile(rb"[.;!?](?=\s|$)|,\s|\s(?:and|but|while|whereas)\s|\n|:\s(?![ \t]*\d)")
+_TABLE_CLAUSE_SPLIT = re.compile(rb"[.;!?](?=\s|$)|,\s|\s(?:and|but|while|whereas|plus)\s|\n|:\s(?![ \t]*\d)")
 # (headers whose cells name their row as its first cell does: a pod, a container, a file, an image)
 _TABLE_KEY_HEADERS = frozenset((b"name", b"names", b"image", b"file", b"filename", b"pod", b"container",
                                 b"service", b"host", b"node", b"repository", b"package"))
@@ -17471,6 +17471,8 @@ def _table_rows(data: bytes) -> tuple[Any, ...]:
         _table_row([m[2]], [m[1]], ls_rows)
     if len(ls_rows) >= 2:
         tables.append(ls_rows)
+    if b" | " in data and b"changed" in data and len(stat_rows := _diffstat_rows(data)) >= 2:
+        tables.append(stat_rows)
     for m in _TABLE_BLANK_HEADER.finditer(data) if b"  " in data or b"\t" in data else ():
         header = m[0].rstrip(b"\r")
         cells = [(c.start(), c[0]) for c in re.finditer(rb"\S+(?: \S+)*", header)]
@@ -17519,6 +17521,25 @@ def _table_rows(data: bytes) -> tuple[Any, ...]:
                 index.setdefault(key, []).append((t, r))
             figures_at.update((t, v) for v in values)
     return tuple(out), index, figures_at
+
+
+# git's --stat rows ("git diff --stat", "git show --stat", "git log --stat"): a path, a bar, the
+# lines changed and their graph (red team 142, F03 and F21: "The commit changes 25 lines in
+# src/http/client.py and 12 in tests/test_client.py" of ``client.py | 12``, ``test_client.py |
+# 25`` was accepted). The path's first and last bytes no blank or bar: no backtracking over a
+# long line's blanks.
+_DIFFSTAT_ROW = re.compile(rb"^[ \t]*([^\s|](?:[^\n|]*[^\s|])?)[ \t]*\|[ \t]*([0-9]+) [+-]+\r?$", re.MULTILINE)
+
+
+def _diffstat_rows(data: bytes) -> list[tuple[frozenset[bytes], frozenset[bytes]]]:
+    """git's --stat rows of a source as one table's rows, each named by its path and the
+    path's last part (``client.py``): one table for all of a source's stat blocks, so a path
+    a ``git log --stat`` lists in two commits names no row (its counts are either's)."""
+    rows: list[tuple[frozenset[bytes], frozenset[bytes]]] = []
+    for m in _DIFFSTAT_ROW.finditer(data):
+        path = m[1].removeprefix(b".../")
+        _table_row([path, path.rsplit(b"/", 1)[-1]], [m[2]], rows)
+    return rows
 
 
 def _table_named(clause: bytes, index: Mapping[bytes, list[tuple[int, int]]]) -> list[tuple[int, int, int, int]]:

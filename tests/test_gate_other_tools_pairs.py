@@ -1,0 +1,71 @@
+"""Values re-paired in tools' outputs that the table-rows and counted-keys rules did not read
+(docs/gate.md, I1 "rows of a table re-paired" and "counted keys"; red team 142, F21 and the rest
+of F03): git's --stat rows (a file given another file's lines), npm's counted nouns ("added 313
+packages" of ``added 312 packages, and audited 313``), a PR's additions and deletions told as
+lines added and removed. Each value was grounded somewhere in its source, so the swap kept every
+fact. Lie/honest pairs: the lie refused, plain and rounded summaries of the same output accepted."""
+
+from __future__ import annotations
+
+import pytest
+from gate_helpers import assert_accepted, find
+from test_grammar_v4 import _summarize
+
+from provgate.gate import _diffstat_rows
+
+SHOW = ("$ git show --stat HEAD\ncommit 4f1e2d3c5b6a79808f7e6d5c4b3a29181716151a\nAuthor: Jane Doe <jane@example.com>\n"
+        "Date:   Tue Mar 5 14:02:11 2024 +0100\n\n    Fix retry backoff in http client\n\n"
+        " src/http/client.py       | 12 ++++++++----\n tests/test_client.py     | 25 +++++++++++++++++++++++++\n"
+        " 2 files changed, 33 insertions(+), 4 deletions(-)\n")
+DIFF = ("$ git diff --stat\n src/cache.py        | 180 +++++++++++++----\n tests/test_cache.py |  71 +++++++\n"
+        " 2 files changed, 214 insertions(+), 37 deletions(-)\n")
+
+
+@pytest.mark.parametrize(("source", "lie", "figure"), [
+    (SHOW, "The commit changes 25 lines in src/http/client.py and 12 in tests/test_client.py.", "25"),
+    (SHOW, "client.py gets 25 lines of changes, test_client.py 12.", "25"),
+    (SHOW, "The bulk of the change is src/http/client.py (25 lines).", "25"),
+    (DIFF, "src/cache.py changes 71 lines, tests/test_cache.py 180.", "71"),
+    (DIFF, "tests/test_cache.py: 180 lines changed.", "180"),
+])
+def test_a_file_given_another_files_stat_count_is_refused(source, lie, figure):
+    found = find(_summarize(source, lie), "I1", block="s", value=figure)
+    assert found.evidence["change"] == "table_row_repaired" and "another row" in found.message
+
+
+@pytest.mark.parametrize(("source", "honest"), [
+    (SHOW, "The commit changes 12 lines in src/http/client.py and 25 in tests/test_client.py."),
+    (SHOW, 'Commit 4f1e2d3 (Jane Doe, Mar 5 2024) "Fix retry backoff in http client" touches 2 files: '
+           "src/http/client.py (12 lines) and tests/test_client.py (25 lines), 33 insertions and 4 deletions in total."),
+    (SHOW, "Most of the change is new tests: tests/test_client.py gains 25 lines, while src/http/client.py has 12 "
+           "lines changed."),
+    (SHOW, "2 files changed: client.py +12, test_client.py +25 (33 insertions, 4 deletions)."),
+    # (a file's figure beside another file's rounded one: "plus" parts the clause)
+    (SHOW, "The commit fixes retry backoff in the http client: about a dozen lines in client.py plus roughly 25 "
+           "lines of new tests."),
+    (SHOW, "Jane Doe's commit changes src/http/client.py and tests/test_client.py (33 insertions, 4 deletions)."),
+    (SHOW, "| file | lines |\n|---|---|\n| src/http/client.py | 12 |\n| tests/test_client.py | 25 |\n"),
+    (DIFF, "src/cache.py changes 180 lines, tests/test_cache.py 71."),
+    (DIFF, "The diff changes 2 files: src/cache.py (180 lines) and tests/test_cache.py (71 lines), 214 insertions "
+           "and 37 deletions."),
+    (DIFF, "Most of the 214 insertions are in src/cache.py (180 lines); the tests add 71."),
+])
+def test_a_files_own_stat_count_is_accepted(source, honest):
+    assert_accepted(_summarize(source, honest))
+
+
+def test_the_stat_rows_read():
+    rows = _diffstat_rows(DIFF.encode())
+    assert rows == [(frozenset({b"src/cache.py", b"cache.py"}), frozenset({b"180"})),
+                    (frozenset({b"tests/test_cache.py", b"test_cache.py"}), frozenset({b"71"}))]
+    # (git's shortened path is its tail; a markdown table's row, a bar first, is no stat row)
+    assert _diffstat_rows(b" .../http/client.py | 12 ++++\n| a | 12 ++ |\n")[0][0] == {b"http/client.py", b"client.py"}
+    assert len(_diffstat_rows(b" .../http/client.py | 12 ++++\n| a | 12 ++ |\n")) == 1
+
+
+def test_a_path_two_commits_list_names_no_row():
+    log = ("$ git log --stat -2\ncommit 1111111\n\n    a\n\n src/a.py | 12 ++++\n src/b.py | 25 ++++\n"
+           " 2 files changed, 37 insertions(+)\n\ncommit 2222222\n\n    b\n\n src/a.py | 25 ++++\n src/c.py | 40 ++++\n"
+           " 2 files changed, 65 insertions(+)\n")
+    assert_accepted(_summarize(log, "A commit changes 25 lines in src/a.py."))
+    find(_summarize(log, "A commit changes 40 lines in src/b.py."), "I1", value="40")
