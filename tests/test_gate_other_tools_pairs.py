@@ -69,3 +69,73 @@ def test_a_path_two_commits_list_names_no_row():
            " 2 files changed, 65 insertions(+)\n")
     assert_accepted(_summarize(log, "A commit changes 25 lines in src/a.py."))
     find(_summarize(log, "A commit changes 40 lines in src/b.py."), "I1", value="40")
+
+
+NPM = ("$ npm install\nnpm WARN deprecated inflight@1.0.6: This module is not supported, and leaks memory.\n"
+       "npm WARN deprecated glob@7.2.3: Glob versions prior to v9 are no longer supported\n\n"
+       "added 312 packages, and audited 313 packages in 8s\n\n42 packages are looking for funding\n"
+       "  run `npm fund` for details\n\n3 vulnerabilities (1 moderate, 2 high)\n\nTo address all issues, run:\n"
+       "  npm audit fix\n")
+PR = ('$ curl -s https://api.github.com/repos/acme/api/pulls/87\n{\n  "number": 87,\n  "title": "Add Redis cache layer",\n'
+      '  "state": "open",\n  "additions": 214,\n  "deletions": 37,\n  "changed_files": 6\n}\n')
+GH_FIELDS = "$ gh pr view 87 --json additions,deletions,changedFiles\nadditions: 214\ndeletions: 37\nchangedFiles: 6\n"
+SMALL = " README.md  | 2 ++\n src/app.py | 8 +++++---\n 2 files changed, 7 insertions(+), 3 deletions(-)\n"
+
+
+@pytest.mark.parametrize(("source", "lie", "value"), [
+    (NPM, "npm install added 313 packages.", "313"),
+    (NPM, "npm installed 313 packages.", "313"),
+    (NPM, "313 packages were added.", "313"),
+    (NPM, "npm install added 313 packages and found 3 vulnerabilities.", "313"),
+    (NPM, "42 packages have known vulnerabilities.", "42"),
+    (NPM, "42 packages are vulnerable.", "42"),
+    (NPM, "npm audit found 42 vulnerabilities.", "42"),
+    (NPM, "npm reports 2 moderate vulnerabilities.", "2"),
+    (PR, "PR #87 adds 37 lines and removes 214.", "37"),
+    (PR, "PR #87 removes 214 lines.", "214"),
+    (PR, "PR #87: 37 lines added, 214 removed.", "37"),
+    (PR, "The PR deletes 214 lines of old code.", "214"),
+    (GH_FIELDS, "PR #87 adds 37 lines and removes 214.", "37"),
+    (DIFF, "The diff adds 37 lines and deletes 214.", "37"),
+    (DIFF, "37 lines were inserted and 214 deleted.", "37"),
+    (SMALL, "The commit adds 3 lines and removes 10.", "3"),
+])
+def test_a_count_told_of_another_counted_thing_is_refused(source, lie, value):
+    found = find(_summarize(source, lie), "I1", block="s", value=value)
+    assert found.evidence["change"] == "value_of_another_key"
+
+
+@pytest.mark.parametrize(("source", "honest"), [
+    (NPM, "npm install added 312 packages and audited 313."),
+    (NPM, "npm install added 312 packages, and audited 313 packages in 8s."),
+    (NPM, "Installed 312 packages (313 audited); 42 packages are looking for funding and there are 3 vulnerabilities "
+          "(1 moderate, 2 high)."),
+    (NPM, "npm install succeeded: 312 packages added, 313 audited. It reported 3 vulnerabilities (1 moderate, 2 high) "
+          "and 42 packages seeking funding."),
+    (NPM, "Packages were installed; npm flagged 3 vulnerabilities, 2 of them high severity."),
+    (NPM, "The install added 312 packages. 42 packages are looking for funding. npm audit found 3 vulnerabilities: "
+          "1 moderate and 2 high."),
+    (NPM, "Dependencies installed (312 packages) with two deprecation warnings (inflight, glob) and 3 "
+          "vulnerabilities; run npm audit fix."),
+    (NPM, "42 packages need funding."),
+    (NPM, "npm audited 313 packages and found 3 vulnerabilities (2 high, 1 moderate)."),
+    (NPM, "313 packages were audited; 312 were added."),
+    (NPM, "3 vulnerable packages were reported."),
+    (PR, "PR #87 adds 214 lines and removes 37."),
+    (PR, "PR #87 adds 214 lines and removes 37 across 6 files."),
+    (PR, "PR #87 (Add Redis cache layer) is open, changes 6 files, with 214 lines added and 37 lines removed."),
+    (PR, "PR #87: +214/-37 lines in 6 files."),
+    (PR, "PR #87 adds 214 lines, deletes 37 lines."),
+    (PR, "214 lines were added and 37 lines deleted."),
+    (PR, "PR #87 is mostly additions: 214 lines added versus 37 removed."),
+    (PR, "The PR is mostly additions, with a few dozen lines removed."),
+    (DIFF, "The diff adds 214 lines and removes 37: src/cache.py accounts for 180 lines and tests/test_cache.py for 71."),
+    (DIFF, "214 lines inserted, 37 lines deleted, across 2 files."),
+    (DIFF, "src/cache.py changes 180 lines; tests add 71 lines."),
+    (SHOW, "The commit adds 33 lines and removes 4 lines in 2 files; tests/test_client.py gets 25 new lines."),
+    # (a file's stat row counts its lines, whatever other key sets the count)
+    (SMALL, "README.md adds 2 lines and src/app.py 8."),
+    (SMALL, "2 files changed: README.md gets 2 lines, src/app.py 8 lines."),
+])
+def test_a_count_told_of_its_own_thing_is_accepted(source, honest):
+    assert_accepted(_summarize(source, honest))

@@ -5724,11 +5724,10 @@ class _Check:
                             at and lowered[at - 1:at] not in _COUNTED_NOUN_OPENERS):
                         at = lowered.find(noun, end)
                         continue
-                    count, held = _count_of_keys(data, lowered, at, end, found)
+                    # (said: the summary's words a source may write as they are; none for a count
+                    # after its label or with a word between: fail closed)
+                    count, held, said = _count_of_keys(data, lowered, at, end, found)
                     if count is not None:
-                        said = data[at - len(count[1]) - 1:end]
-                        if not said.startswith(count[1]):
-                            said = b""  # (a count after its label: no source's words to match, fail closed)
                         if held and not any(count[0] in v for v in held) and values is None:
                             values = {n for x in texts for numbers in _numbers_by_key(x).values() for n in numbers}
                         if held and not any(count[0] in v for v in held) and count[0] in values and (
@@ -26637,8 +26636,16 @@ def _counted_keys(facts: _Facts) -> dict[bytes, list[tuple[tuple[bytes, ...], fr
             noun = words[-1]
             if len(noun) >= 4 and noun.endswith(b"s") and noun.isalpha():
                 found.setdefault(noun, []).append((tuple(w for w in words[:-1] if w), frozenset(numbers)))
+                if noun in _LINES_OF_KEY and len(words) == 1:
+                    found.setdefault(b"lines", []).append((_LINES_OF_KEY[noun], frozenset(numbers)))
         facts._counted_keys = found
     return found
+
+
+# the keys a count of lines is told of with a word of adding or removing ("adds 214 lines",
+# "37 lines removed" of a PR's ``additions`` and ``deletions``, git's insertions and deletions:
+# red team 142, F03, "PR #87 adds 37 lines and removes 214" was accepted, lines no key's noun)
+_LINES_OF_KEY = {b"additions": (b"added",), b"insertions": (b"added",), b"deletions": (b"deleted",)}
 
 
 # A key set to a boolean (``"mergeable": false``, ``enabled: true``, ``draft=False``), and the
@@ -26788,6 +26795,14 @@ def _numbers_by_key(facts: _Facts, plural_only: bool = False) -> dict[bytes, set
     if b"changed" in data and (stat := _git_stat_counts(data)):
         for key, numbers in stat.items():
             by_key.setdefault(key, set()).update(numbers)
+    if b" | " in data and b"changed" in data:
+        # (a file's stat row counts its lines: "README.md adds 2 lines" of ``README.md | 2 ++``
+        # is that row's count, whatever other key sets 2)
+        for m in islice(_DIFFSTAT_ROW.finditer(data), _GIT_STAT_LINES):
+            by_key.setdefault(b"lines", set()).add(m[2].lstrip(b"0") or b"0")
+    if (b"packages" in data or b"vulnerabilit" in data) and (npm := _npm_counts(data)):
+        for key, numbers in npm.items():
+            by_key.setdefault(key, set()).update(numbers)
     if not rows.size:
         return by_key
     text = np.frombuffer(data, dtype=np.uint8)
@@ -26825,13 +26840,52 @@ def _git_stat_counts(data: bytes) -> dict[bytes, set[bytes]]:
 _GIT_STAT_LINES = 64
 
 
+def _npm_counts(data: bytes) -> dict[bytes, set[bytes]]:
+    """The counts npm's summary lines set, as keys (red team 142, F21: "npm install added 313
+    packages" of ``added 312 packages, and audited 313 packages``, and "42 packages have known
+    vulnerabilities" of ``42 packages are looking for funding``, ``3 vulnerabilities``, were
+    accepted, each count grounded by another line): ``added_packages``, ``removed_packages``,
+    ``changed_packages``, ``audited_packages``, ``funding_packages``, ``vulnerabilities``, a
+    severity's (``high_vulnerabilities``), and ``vulnerable_packages`` (npm counts
+    vulnerabilities, not packages: any of its vulnerability counts). Bounded: the first
+    ``_NPM_COUNT_LINES`` of its lines read."""
+    found: dict[bytes, set[bytes]] = {}
+    for m in islice(_NPM_COUNT_LINE.finditer(data), _NPM_COUNT_LINES):
+        line = m[0]
+        for verb, number in _NPM_PACKAGES_COUNTED.findall(line):
+            found.setdefault(verb + b"_packages", set()).add(number.lstrip(b"0") or b"0")
+        if m[1] is not None:
+            found.setdefault(b"funding_packages", set()).add(m[1].lstrip(b"0") or b"0")
+        if b"vulnerabilit" in line:
+            for number, severity in _NPM_VULNERABILITIES_COUNTED.findall(line):
+                number = number.lstrip(b"0") or b"0"
+                found.setdefault(severity + b"_vulnerabilities" if severity else b"vulnerabilities", set()).add(number)
+                found.setdefault(b"vulnerable_packages", set()).add(number)
+    return found
+
+
+# npm's summary lines: what install, ci, uninstall, update and audit print after their warnings
+_NPM_COUNT_LINE = re.compile(
+    rb"^(?:(?:added|removed|changed|audited|up to date|found) [^\n]*|([0-9]+) packages? (?:is|are) looking for funding"
+    rb"|[0-9]+ (?:(?:low|moderate|high|critical) severity )?vulnerabilit[^\n]*)", re.MULTILINE)
+_NPM_PACKAGES_COUNTED = re.compile(rb"(?<![\w-])(added|removed|changed|audited) ([0-9]+) packages?(?![\w-])")
+# "3 vulnerabilities (1 moderate, 2 high)", "found 5 high severity vulnerabilities"
+_NPM_VULNERABILITIES_COUNTED = re.compile(
+    rb"(?<![\w.-])([0-9]+) (?:(low|moderate|high|critical)(?: severity vulnerabilit(?:y|ies))?(?=[ ,)])"
+    rb"|vulnerabilit(?:y|ies))")
+_NPM_COUNT_LINES = 64
+
+
 def _count_of_keys(data: bytes, lowered: bytes, at: int, end: int,
-                   keys: list[tuple[tuple[bytes, ...], frozenset[bytes]]]) -> tuple[tuple[bytes, bytes] | None, list[frozenset[bytes]]]:
+                   keys: list[tuple[tuple[bytes, ...], frozenset[bytes]]]
+                   ) -> tuple[tuple[bytes, bytes] | None, list[frozenset[bytes]], bytes]:
     """(the count a summary tells with the noun at ``data[at:end]``, the numbers of the keys it
-    counts): a key of one word where the count stands right before the noun ("5 retries"); one
-    of more words where its other word stands right after the noun with the count before it
-    ("6 files changed"), right before the count ("changes 6 files") or between the count and the
-    noun ("6 changed files")."""
+    counts, the words a source writing them as the summary does would hold: empty where none
+    can be told): a key of one word where the count stands right before the noun ("5 retries");
+    one of more words where its other word stands right after the noun with the count before
+    it ("6 files changed"), right before the count ("changes 6 files") or between the count and
+    the noun ("6 changed files"); failing those, later in the noun's clause ("42 packages are
+    looking for funding", :func:`_count_key_in_clause`)."""
     direct = _count_right_before(data, at)
     after = lowered[end:end + 24].split(None, 1)
     after_word = after[0][:5] if after else b""
@@ -26841,18 +26895,25 @@ def _count_of_keys(data: bytes, lowered: bytes, at: int, end: int,
     # (the word before a direct count: "changes 37 files")
     ahead = lowered[max(0, at - len(direct[1]) - 26):at - len(direct[1]) - 1].rsplit(None, 1) if direct else []
     ahead_word = ahead[-1][:5] if ahead and ahead[-1].isalpha() else b""
-    after_word = _CHANGE_STEMS.get(after_word, after_word)
-    ahead_word = _CHANGE_STEMS.get(ahead_word, ahead_word)
+    after_word = _COUNT_WORD_STEMS.get(after_word, after_word)
+    ahead_word = _COUNT_WORD_STEMS.get(ahead_word, ahead_word)
     label = _COUNT_AFTER_LABEL.match(lowered, end) if direct is None and split is None else None
     label_word = b"" if label is None or label.group(1) is None else label.group(1)[:5]
-    label_word = _CHANGE_STEMS.get(label_word, label_word)
+    label_word = _COUNT_WORD_STEMS.get(label_word, label_word)
     count = None
     held: list[frozenset[bytes]] = []
+    said_from, said_to = (at - len(direct[1]) - 1, end) if direct is not None else (-1, -1)
     for words, numbers in keys:
-        stems = {_CHANGE_STEMS.get(w[:5], w[:5]) for w in words}
+        stems = {_COUNT_WORD_STEMS.get(w[:5], w[:5]) for w in words}
         if direct is not None and (not words or after_word in stems or ahead_word in stems):
             found = direct
-        elif words and split is not None and _CHANGE_STEMS.get(before_word[:5], before_word[:5]) in stems:
+            # (the key's word the summary tells it with is a source's words too: "added 313
+            # packages" of npm's "audited 313 packages" is no phrase of its source)
+            if words and after_word in stems:
+                said_to = lowered.find(after[0], end) + len(after[0].rstrip(b".,;:!?)"))
+            elif words:
+                said_from = at - len(direct[1]) - 2 - len(ahead[-1])
+        elif words and split is not None and _COUNT_WORD_STEMS.get(before_word[:5], before_word[:5]) in stems:
             found = split
         elif label is not None and (label_word in stems if words else not label_word):
             found = (label.group(2).lstrip(b"0") or b"0", label.group(2))
@@ -26862,7 +26923,29 @@ def _count_of_keys(data: bytes, lowered: bytes, at: int, end: int,
             continue
         count = found
         held.append(numbers)
-    return count, held
+    if count is None and direct is not None and any(words for words, _ in keys):
+        held, said_to = _count_key_in_clause(lowered, end, keys)
+        count = direct if held else None
+    said = data[said_from:said_to] if count is not None and count is direct else b""
+    return count, held, said
+
+
+def _count_key_in_clause(lowered: bytes, end: int, keys: list[tuple[tuple[bytes, ...], frozenset[bytes]]]
+                         ) -> tuple[list[frozenset[bytes]], int]:
+    """(the numbers of the keys whose other word the clause after a counted noun names first,
+    where that clause ends): "42 packages are looking for funding" counts npm's funding key,
+    "42 packages have known vulnerabilities" its vulnerable packages (red team 142, F21: both
+    were accepted, 42 being the funding count). The clause ends at a mark, a joining word or a
+    figure (a later figure counts its own noun: "6 files with 214 additions"); read at most
+    ``_COUNT_CLAUSE_REACH`` bytes."""
+    clause = _COUNT_CLAUSE_END.split(lowered[end:end + _COUNT_CLAUSE_REACH], 1)[0]
+    for m in _COUNT_CLAUSE_WORD.finditer(clause):
+        word = m[0][:5]
+        word = _COUNT_WORD_STEMS.get(word, word)
+        held = [numbers for words, numbers in keys if words and word in {_COUNT_WORD_STEMS.get(w[:5], w[:5]) for w in words}]
+        if held:
+            return held, end + m.end()
+    return [], -1
 
 
 def _count_right_before(data: bytes, at: int) -> tuple[bytes, bytes] | None:
@@ -26881,6 +26964,14 @@ _KEY_WORD_SPLIT = re.compile(rb"[_\-. ]+")
 # the verbs a summary tells a change with, one stem for all (red team 142, F03: "PR #87 touches 37
 # files" of ``"changed_files": 6, "deletions": 37`` was accepted, "touches" no word of the key)
 _CHANGE_STEMS = dict.fromkeys((b"chang", b"touch", b"modif", b"edite", b"edits", b"alter", b"affec"), b"chang")
+# and the words of adding and removing, as a PR's additions and deletions and npm's packages are
+# told ("adds 214 lines", "installed 312 packages", "removes 37"; red team 142, F03, F21)
+_COUNT_WORD_STEMS = {**_CHANGE_STEMS, **dict.fromkeys((b"add", b"adds", b"added", b"addin", b"inser", b"insta"), b"added"),
+                     **dict.fromkeys((b"remov", b"delet", b"drops", b"dropp"), b"delet")}
+# the end of a counted noun's clause: a mark, a joining word, a figure (_count_key_in_clause)
+_COUNT_CLAUSE_END = re.compile(rb"[.,;:!?()\[\]\n0-9]| and | but | while | whereas | plus ")
+_COUNT_CLAUSE_WORD = re.compile(rb"[a-z]{3,}")
+_COUNT_CLAUSE_REACH = 64
 # a count after its label: the noun, at most one word, markdown's marks, then ":" or "|" and the
 # count ("**Files changed:** 37", "| files changed | 37 |", "deletions: 37"; red team 142, F03)
 _COUNT_AFTER_LABEL = re.compile(rb"(?:[ \t]+([a-z]+))?[*_`]*[ \t]*[:|][*_` \t|]*([0-9]+)(?![0-9]|\.[0-9])")
