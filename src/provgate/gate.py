@@ -17525,9 +17525,25 @@ def _table_rows(data: bytes) -> tuple[Any, ...]:
 # git's --stat rows ("git diff --stat", "git show --stat", "git log --stat"): a path, a bar, the
 # lines changed and their graph (red team 142, F03 and F21: "The commit changes 25 lines in
 # src/http/client.py and 12 in tests/test_client.py" of ``client.py | 12``, ``test_client.py |
-# 25`` was accepted). The path's first and last bytes no blank or bar: no backtracking over a
-# long line's blanks.
-_DIFFSTAT_ROW = re.compile(rb"^[ \t]*([^\s|](?:[^\n|]*[^\s|])?)[ \t]*\|[ \t]*([0-9]+) [+-]+\r?$", re.MULTILINE)
+# 25`` was accepted). Matched at the start of a line holding " | " only (a pattern over every
+# line cost ~0.2 s a megabyte of prose); a path holding a blank is not read.
+_DIFFSTAT_ROW = re.compile(rb"[ \t]*([^\s|]+)[ \t]+\|[ \t]*([0-9]+) [+-]+\r?(?:\n|\Z)")
+
+
+def _diffstat_row_matches(data: bytes, most: int = 1 << 30) -> Iterator[re.Match[bytes]]:
+    """git's --stat rows of ``data``, at most ``most``: each line holding " | " matched once
+    from its start (a line of many bars is not searched again), so linear in ``data``."""
+    at, line_end = data.find(b" | "), 0
+    while at >= 0 and most > 0:
+        start = data.rfind(b"\n", line_end, at) + 1 or line_end
+        m = _DIFFSTAT_ROW.match(data, start)
+        if m is not None:
+            most -= 1
+            yield m
+        line_end = data.find(b"\n", at)
+        if line_end < 0:
+            return
+        at = data.find(b" | ", line_end)
 
 
 def _diffstat_rows(data: bytes) -> list[tuple[frozenset[bytes], frozenset[bytes]]]:
@@ -17535,7 +17551,7 @@ def _diffstat_rows(data: bytes) -> list[tuple[frozenset[bytes], frozenset[bytes]
     path's last part (``client.py``): one table for all of a source's stat blocks, so a path
     a ``git log --stat`` lists in two commits names no row (its counts are either's)."""
     rows: list[tuple[frozenset[bytes], frozenset[bytes]]] = []
-    for m in _DIFFSTAT_ROW.finditer(data):
+    for m in _diffstat_row_matches(data):
         path = m[1].removeprefix(b".../")
         _table_row([path, path.rsplit(b"/", 1)[-1]], [m[2]], rows)
     return rows
@@ -26798,7 +26814,7 @@ def _numbers_by_key(facts: _Facts, plural_only: bool = False) -> dict[bytes, set
     if b" | " in data and b"changed" in data:
         # (a file's stat row counts its lines: "README.md adds 2 lines" of ``README.md | 2 ++``
         # is that row's count, whatever other key sets 2)
-        for m in islice(_DIFFSTAT_ROW.finditer(data), _GIT_STAT_LINES):
+        for m in _diffstat_row_matches(data, _GIT_STAT_LINES):
             by_key.setdefault(b"lines", set()).add(m[2].lstrip(b"0") or b"0")
     if (b"packages" in data or b"vulnerabilit" in data) and (npm := _npm_counts(data)):
         for key, numbers in npm.items():
@@ -26850,28 +26866,49 @@ def _npm_counts(data: bytes) -> dict[bytes, set[bytes]]:
     vulnerabilities, not packages: any of its vulnerability counts). Bounded: the first
     ``_NPM_COUNT_LINES`` of its lines read."""
     found: dict[bytes, set[bytes]] = {}
-    for m in islice(_NPM_COUNT_LINE.finditer(data), _NPM_COUNT_LINES):
+    for m in _npm_count_lines(data):
         line = m[0]
         for verb, number in _NPM_PACKAGES_COUNTED.findall(line):
             found.setdefault(verb + b"_packages", set()).add(number.lstrip(b"0") or b"0")
         if m[1] is not None:
             found.setdefault(b"funding_packages", set()).add(m[1].lstrip(b"0") or b"0")
         if b"vulnerabilit" in line:
-            for number, severity in _NPM_VULNERABILITIES_COUNTED.findall(line):
+            for number, of_all, severity in _NPM_VULNERABILITIES_COUNTED.findall(line):
                 number = number.lstrip(b"0") or b"0"
-                found.setdefault(severity + b"_vulnerabilities" if severity else b"vulnerabilities", set()).add(number)
+                # ("5 high severity vulnerabilities" counts them all, "(1 moderate, 2 high)" a part)
+                for key in (of_all + b"_vulnerabilities", b"vulnerabilities") if of_all else (
+                        severity + b"_vulnerabilities" if severity else b"vulnerabilities",):
+                    found.setdefault(key, set()).add(number)
                 found.setdefault(b"vulnerable_packages", set()).add(number)
     return found
 
 
+def _npm_count_lines(data: bytes) -> Iterator[re.Match[bytes]]:
+    """npm's summary lines of ``data`` (:data:`_NPM_COUNT_LINE`), at most ``_NPM_COUNT_LINES``:
+    each line holding ``packag`` or ``vulnerabilit`` matched once from its start (a pattern
+    tried at every line cost ~60 ms a megabyte of prose), so linear in ``data``."""
+    most = _NPM_COUNT_LINES
+    for lead in (b"packag", b"vulnerabilit"):
+        at, line_end = data.find(lead), 0
+        while at >= 0 and most > 0:
+            m = _NPM_COUNT_LINE.match(data, data.rfind(b"\n", line_end, at) + 1 or line_end)
+            if m is not None:
+                most -= 1
+                yield m
+            line_end = data.find(b"\n", at)
+            if line_end < 0:
+                break
+            at = data.find(lead, line_end)
+
+
 # npm's summary lines: what install, ci, uninstall, update and audit print after their warnings
 _NPM_COUNT_LINE = re.compile(
-    rb"^(?:(?:added|removed|changed|audited|up to date|found) [^\n]*|([0-9]+) packages? (?:is|are) looking for funding"
-    rb"|[0-9]+ (?:(?:low|moderate|high|critical) severity )?vulnerabilit[^\n]*)", re.MULTILINE)
+    rb"(?:(?:added|removed|changed|audited|up to date|found) [^\n]*|([0-9]+) packages? (?:is|are) looking for funding"
+    rb"|[0-9]+ (?:(?:low|moderate|high|critical) severity )?vulnerabilit[^\n]*)")
 _NPM_PACKAGES_COUNTED = re.compile(rb"(?<![\w-])(added|removed|changed|audited) ([0-9]+) packages?(?![\w-])")
 # "3 vulnerabilities (1 moderate, 2 high)", "found 5 high severity vulnerabilities"
 _NPM_VULNERABILITIES_COUNTED = re.compile(
-    rb"(?<![\w.-])([0-9]+) (?:(low|moderate|high|critical)(?: severity vulnerabilit(?:y|ies))?(?=[ ,)])"
+    rb"(?<![\w.-])([0-9]+) (?:(low|moderate|high|critical) severity vulnerabilit|(low|moderate|high|critical)(?=[ ,)])"
     rb"|vulnerabilit(?:y|ies))")
 _NPM_COUNT_LINES = 64
 
