@@ -145,3 +145,52 @@ def test_a_count_told_of_another_counted_thing_is_refused(source, lie, value):
 ])
 def test_a_count_told_of_its_own_thing_is_accepted(source, honest):
     assert_accepted(_summarize(source, honest))
+
+
+BLAME = ("$ git blame -L 10,13 src/http/client.py\n"
+         "4f1e2d3c (Jane Doe  2024-03-05 14:02:11 +0100 10) \n"
+         "4f1e2d3c (Jane Doe  2024-03-05 14:02:11 +0100 11) BACKOFF_BASE = 0.5\n"
+         "9c8b7a6f (Bob Smith 2024-03-04 09:15:42 +0100 12) MAX_RETRIES = 5\n"
+         "9c8b7a6f (Bob Smith 2024-03-04 09:15:42 +0100 13) TIMEOUT = 30\n")
+BLAME_SHORT = ("$ git blame -C --date=short src/app.py\n"
+               "^a1b2c3d src/app.py (Alice Chen 2023-11-02  1) import os\n"
+               "e4f5a6b7 src/util.py (Raj Patel  2024-01-15  2) def load_config(path):\n"
+               "e4f5a6b7 src/util.py (Raj Patel  2024-01-15  3)     return json.load(open(path))\n"
+               "a1b2c3d4 src/app.py (Alice Chen 2023-11-02  4) DEBUG = False\n")
+
+
+@pytest.mark.parametrize(("source", "lie", "value"), [
+    (BLAME, "Jane Doe added TIMEOUT = 30 (line 13).", "Jane Doe"),
+    (BLAME, "MAX_RETRIES = 5 was added by Jane Doe on 2024-03-05.", "Jane Doe"),
+    (BLAME, "TIMEOUT was added by Jane on 2024-03-05.", "Jane Doe"),
+    (BLAME, "BACKOFF_BASE = 0.5 comes from Bob Smith's commit.", "Bob Smith"),
+    (BLAME, "MAX_RETRIES was added on 2024-03-05.", "2024-03-05"),
+    (BLAME, "BACKOFF_BASE is on line 12.", "12"),
+    (BLAME_SHORT, "Alice Chen wrote load_config.", "Alice Chen"),
+    (BLAME_SHORT, "DEBUG = False was set by Raj.", "Raj Patel"),
+])
+def test_a_blamed_line_given_another_lines_author_is_refused(source, lie, value):
+    found = find(_summarize(source, lie), "I1", block="s", value=value)
+    assert found.evidence["change"] == "blame_line_repaired" and "other lines only" in found.message
+
+
+@pytest.mark.parametrize(("source", "honest"), [
+    (BLAME, "Bob Smith added TIMEOUT = 30 (line 13) in 9c8b7a6f."),
+    (BLAME, "Lines 10-11 (BACKOFF_BASE = 0.5) come from Jane Doe's commit 4f1e2d3c on 2024-03-05; lines 12-13 "
+            "(MAX_RETRIES = 5, TIMEOUT = 30) from Bob Smith's 9c8b7a6f on 2024-03-04."),
+    (BLAME, "Bob Smith added MAX_RETRIES and TIMEOUT on 2024-03-04; Jane Doe added BACKOFF_BASE a day later."),
+    (BLAME, "MAX_RETRIES and TIMEOUT were both added by Bob Smith."),
+    (BLAME, "BACKOFF_BASE and MAX_RETRIES come from different authors: Jane Doe and Bob Smith."),
+    # (a clause naming two lines' names, or the line's own author beside another, is left be)
+    (BLAME, "Jane Doe's BACKOFF_BASE sits above Bob Smith's TIMEOUT."),
+    (BLAME, "TIMEOUT was last touched by Bob Smith, not Jane Doe."),
+    (BLAME, "Jane Doe wrote BACKOFF_BASE = 0.5 (line 11), while Bob Smith wrote MAX_RETRIES = 5 (line 12) and "
+            "TIMEOUT = 30 (line 13)."),
+    (BLAME, "The retry settings (MAX_RETRIES, TIMEOUT) are Bob's, from commit 9c8b7a6f."),
+    (BLAME, "Jane added the backoff base; Bob added the retry limit and timeout."),
+    (BLAME, "git blame shows 4f1e2d3c by Jane Doe (lines 10-11) and 9c8b7a6f by Bob Smith (lines 12-13)."),
+    (BLAME_SHORT, "Raj Patel wrote load_config (lines 2-3) on 2024-01-15; Alice Chen the rest."),
+    (BLAME_SHORT, "DEBUG = False dates from Alice Chen's commit a1b2c3d4."),
+])
+def test_a_blamed_lines_own_author_is_accepted(source, honest):
+    assert_accepted(_summarize(source, honest))

@@ -6523,8 +6523,9 @@ class _Check:
                     known[keys[h]] = () if x is None else _table_rows(x.table.data)
                 if tables := known[keys[h]]:
                     sources = [*(sources or ()), (h, tables)]
-            if not sources or not _TABLE_TWO_DIGITS.search(data := self.post_facts[j].table.data):
-                continue  # (no table, or no figure a row may own)
+            if not sources or not _TABLE_TWO_DIGITS.search(data := self.post_facts[j].table.data) and not any(
+                    tables[3] is not None for _, tables in sources):
+                continue  # (no table, or no figure a row may own; git blame's lines own their authors)
             block = post_blocks[j]
             start, listed = 0, False
             for cut in [*_TABLE_CLAUSE_SPLIT.finditer(data), None]:
@@ -6536,6 +6537,9 @@ class _Check:
                     listed = cut is not None and cut[0][:1] not in b".;!?\n"
                     continue
                 for h, tables in sources:
+                    if tables[3] is not None and (blamed := _blame_row_swapped(clause, tables[3])) is not None:
+                        self._refuse_blame_repaired(block.id, h, clause, blamed)
+                        return
                     if (hit := _table_row_swapped(clause, tables)) is None:
                         if hit is None and cut is not None and cut[0][:1] not in b".;!?\n" and _table_keys_listed(
                                 clause, tables[1]):
@@ -6550,6 +6554,17 @@ class _Check:
                                  evidence={"text": clause.decode("utf-8", "replace")[:200], "key": text,
                                            "source": h, "change": "table_row_repaired"})
                     return
+
+    def _refuse_blame_repaired(self, block_id: str, handle: str, clause: bytes,
+                               blamed: tuple[bytes, bytes, bytes, bytes]) -> None:
+        """Refuse a clause giving a blamed line's code another line's author, date or number
+        (:func:`_blame_row_swapped`; red team 142, F21)."""
+        name, said, own, kind = (b.decode("utf-8", "replace") for b in blamed)
+        self.violate("I1", f"block {block_id!r} gives {name!r} the {kind} {said!r}, which its source {handle!r} "
+                     f"blames for other lines only ({name!r}'s: {own!r}): a summary keeps each blamed line "
+                     f"with its own commit's {kind}", block=block_id, value=said,
+                     evidence={"text": clause.decode("utf-8", "replace")[:200], "key": name, "source": handle,
+                               "own": own, "change": "blame_line_repaired"})
 
     def _check_units_grounded(self) -> None:
         """A new or changed block's figure with a unit after it (``30 minutes``) keeps the unit
@@ -17507,7 +17522,8 @@ def _table_rows(data: bytes) -> tuple[Any, ...]:
             pos = end + 1
         if len(rows) >= 2:
             tables.append(rows)
-    if not tables:
+    blame = _blame_rows(data) if b" (" in data and b") " in data else None
+    if not tables and blame is None:
         return ()
     out = []
     index: dict[bytes, list[tuple[int, int]]] = {}
@@ -17519,7 +17535,7 @@ def _table_rows(data: bytes) -> tuple[Any, ...]:
             for key in keys:
                 index.setdefault(key, []).append((t, r))
             figures_at.update((t, v) for v in values)
-    return tuple(out), index, figures_at
+    return tuple(out), index, figures_at, blame
 
 
 # git's --stat rows ("git diff --stat", "git show --stat", "git log --stat"): a path, a bar, the
@@ -17527,19 +17543,25 @@ def _table_rows(data: bytes) -> tuple[Any, ...]:
 # src/http/client.py and 12 in tests/test_client.py" of ``client.py | 12``, ``test_client.py |
 # 25`` was accepted). Matched at the start of a line holding " | " only (a pattern over every
 # line cost ~0.2 s a megabyte of prose); a path holding a blank is not read.
+# (the lines holding a shape's lead that are not of it read before it is given up: a source of
+# prose or tables with many is read no further)
+_LINE_LEAD_MISSES = 64
 _DIFFSTAT_ROW = re.compile(rb"[ \t]*([^\s|]+)[ \t]+\|[ \t]*([0-9]+) [+-]+\r?(?:\n|\Z)")
 
 
 def _diffstat_row_matches(data: bytes, most: int = 1 << 30) -> Iterator[re.Match[bytes]]:
     """git's --stat rows of ``data``, at most ``most``: each line holding " | " matched once
-    from its start (a line of many bars is not searched again), so linear in ``data``."""
-    at, line_end = data.find(b" | "), 0
+    from its start (a line of many bars is not searched again), so linear in ``data``; past
+    ``_LINE_LEAD_MISSES`` lines holding it that are no row, none read (a markdown table)."""
+    at, line_end, misses = data.find(b" | "), 0, _LINE_LEAD_MISSES
     while at >= 0 and most > 0:
         start = data.rfind(b"\n", line_end, at) + 1 or line_end
         m = _DIFFSTAT_ROW.match(data, start)
         if m is not None:
             most -= 1
             yield m
+        elif (misses := misses - 1) < 0:
+            return  # (a table's lines, not git's: its stat rows are the lines of " | " it prints)
         line_end = data.find(b"\n", at)
         if line_end < 0:
             return
@@ -17555,6 +17577,108 @@ def _diffstat_rows(data: bytes) -> list[tuple[frozenset[bytes], frozenset[bytes]
         path = m[1].removeprefix(b".../")
         _table_row([path, path.rsplit(b"/", 1)[-1]], [m[2]], rows)
     return rows
+
+
+# git blame's lines: the commit, an optional path, then "(author date [time zone] line) code"
+# (red team 142, F21: "Jane Doe added TIMEOUT = 30 (line 13)" of Bob Smith's line 13 was
+# accepted, every name grounded on some line). Matched at the start of a line holding " (" only;
+# the author bounded (no backtracking over a long line).
+_BLAME_LINE = re.compile(
+    rb"\^?[0-9a-f]{7,40}(?: [^\n(]{1,200})? \(([^\n()]{1,120}?)[ \t]+([0-9]{4}-[0-9]{2}-[0-9]{2})"
+    rb"(?:[ \t][0-9]{2}:[0-9]{2}(?::[0-9]{2})?(?:[ \t][+-][0-9]{4})?)?[ \t]+([0-9]+)\)([^\n]*)")
+_BLAME_LINES = 4096
+# a blamed line's names: an identifier with "_", a capital after its first byte (TIMEOUT,
+# HttpClient), or assigned or defined on the line ("timeout = 30", "def load")
+_BLAME_NAME = re.compile(rb"(?<![\w.])(?:(def|class|function|fn|func) +)?([A-Za-z_][A-Za-z0-9_]{2,})(?![\w])( *=(?!=))?")
+_BLAME_LINE_SAID = re.compile(rb"\bline (\d+)\b")
+_BLAME_DATE_SAID = re.compile(rb"(?<![\d-])\d{4}-\d{2}-\d{2}(?![\d-])")
+
+
+class _BlameRead(NamedTuple):
+    """git blame's lines of a source (:func:`_blame_rows`): each line's (author, date, number),
+    the lines each name of their code stands on, the authors' names as a summary writes them
+    (lower case) -> the author."""
+    lines: list[tuple[bytes, bytes, bytes]]
+    named: dict[bytes, list[int]]
+    authors: dict[bytes, bytes]
+
+
+def _blame_rows(data: bytes) -> _BlameRead | None:
+    """git blame's lines of a source, or None where it has none or one author only (nothing to
+    re-pair). Each line holding " (" is matched once from its start, so linear in ``data``;
+    the first ``_BLAME_LINES`` read, up to the first line after them holding " (" that is not
+    blame's, and none past ``_LINE_LEAD_MISSES`` such lines before them."""
+    lines: list[tuple[bytes, bytes, bytes]] = []
+    named: dict[bytes, list[int]] = {}
+    at, line_end, misses = data.find(b" ("), 0, _LINE_LEAD_MISSES
+    while at >= 0 and len(lines) < _BLAME_LINES:
+        m = _BLAME_LINE.match(data, data.rfind(b"\n", line_end, at) + 1 or line_end)
+        if m is None:
+            misses -= 1
+            if misses < 0 or lines:
+                break  # (prose's parentheses: a blame's lines are the first holding " (", and together)
+        else:
+            for n in _BLAME_NAME.finditer(m[4]):
+                name = n[2]
+                if n[1] or n[3] or b"_" in name or not name[1:].islower() and not name.isdigit():
+                    named.setdefault(name, []).append(len(lines))
+            lines.append((m[1].strip(), m[2], m[3]))
+        line_end = data.find(b"\n", at)
+        if line_end < 0:
+            break
+        at = data.find(b" (", line_end)
+    people = {author for author, _, _ in lines}
+    if len(people) < 2:
+        return None
+    authors: dict[bytes, bytes] = {}
+    first: dict[bytes, list[bytes]] = {}
+    for author in people:
+        authors[author.lower()] = author
+        if b" " in author and len(given := author.split(None, 1)[0].lower()) >= 3:
+            first.setdefault(given, []).append(author)
+    # (a given name alone names its author where no other author shares it: "Jane added …")
+    authors.update((given, of[0]) for given, of in first.items() if len(of) == 1 and given not in authors)
+    return _BlameRead(lines, named, authors)
+
+
+def _blame_row_swapped(clause: bytes, read: _BlameRead) -> tuple[bytes, bytes, bytes, bytes] | None:
+    """(the name as the clause writes it, what the clause gives it, the line's own, what kind)
+    where the clause names a blamed line's code (and no line of another author's) with an
+    author, a date or a line number that only other lines have; None where it does not (a
+    clause naming two authors, or the line's own, is a comparison or a list)."""
+    keys = [n for n in dict.fromkeys(m[2] for m in _BLAME_NAME.finditer(clause)) if n in read.named]
+    if not keys:
+        return None
+    rows = {r for k in keys for r in read.named[k]}
+    own = {read.lines[r][0] for r in rows}
+    if len(own) != 1:
+        return None
+    (author,) = own
+    lowered = clause.lower()
+    said = {read.authors[w] for w in read.authors if _word_in(lowered, w)}
+    if said and author not in said and len(said) == 1:
+        (other,) = said
+        return keys[0], other, author, b"author"
+    dates = {read.lines[r][1] for r in rows}
+    for m in _BLAME_DATE_SAID.finditer(clause):
+        if m[0] not in dates and any(d == m[0] for _, d, _ in read.lines):
+            return keys[0], m[0], b", ".join(sorted(dates)), b"date"
+    numbers = {read.lines[r][2] for r in rows}
+    for m in _BLAME_LINE_SAID.finditer(lowered):
+        if m[1] not in numbers and any(n == m[1] for _, _, n in read.lines):
+            return keys[0], m[1], b", ".join(sorted(numbers, key=int)), b"line number"
+    return None
+
+
+def _word_in(text: bytes, word: bytes) -> bool:
+    """Whether ``word`` stands in ``text`` as a word (no letter or digit on either side)."""
+    at = text.find(word)
+    while at >= 0:
+        end = at + len(word)
+        if not (at and text[at - 1:at].isalnum()) and not text[end:end + 1].isalnum():
+            return True
+        at = text.find(word, end)
+    return False
 
 
 def _table_named(clause: bytes, index: Mapping[bytes, list[tuple[int, int]]]) -> list[tuple[int, int, int, int]]:
@@ -17576,7 +17700,7 @@ def _table_row_swapped(clause: bytes, read: tuple[Any, ...]) -> tuple[bytes, byt
     """(the key as the clause writes it, the figure) where the clause names one row's key (and
     no other row's of its table) with a figure another row of that table writes and none of
     its own row's figures; None where it does not (a clause naming two rows is a list)."""
-    tables, index, figures_at = read
+    tables, index, figures_at = read[:3]
     named = _table_named(clause, index)
     if not named:
         return None
@@ -26886,15 +27010,18 @@ def _npm_counts(data: bytes) -> dict[bytes, set[bytes]]:
 def _npm_count_lines(data: bytes) -> Iterator[re.Match[bytes]]:
     """npm's summary lines of ``data`` (:data:`_NPM_COUNT_LINE`), at most ``_NPM_COUNT_LINES``:
     each line holding ``packag`` or ``vulnerabilit`` matched once from its start (a pattern
-    tried at every line cost ~60 ms a megabyte of prose), so linear in ``data``."""
+    tried at every line cost ~60 ms a megabyte of prose), so linear in ``data``; past
+    ``_LINE_LEAD_MISSES`` lines holding a lead that are not npm's, that lead is read no further."""
     most = _NPM_COUNT_LINES
     for lead in (b"packag", b"vulnerabilit"):
-        at, line_end = data.find(lead), 0
-        while at >= 0 and most > 0:
+        at, line_end, misses = data.find(lead), 0, _LINE_LEAD_MISSES
+        while at >= 0 and most > 0 and misses >= 0:
             m = _NPM_COUNT_LINE.match(data, data.rfind(b"\n", line_end, at) + 1 or line_end)
             if m is not None:
                 most -= 1
                 yield m
+            else:
+                misses -= 1
             line_end = data.find(b"\n", at)
             if line_end < 0:
                 break
