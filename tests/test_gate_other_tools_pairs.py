@@ -35,19 +35,19 @@ def test_a_file_given_another_files_stat_count_is_refused(source, lie, figure):
 
 @pytest.mark.parametrize(("source", "honest"), [
     (SHOW, "The commit changes 12 lines in src/http/client.py and 25 in tests/test_client.py."),
-    (SHOW, 'Commit 4f1e2d3 (Jane Doe, Mar 5 2024) "Fix retry backoff in http client" touches 2 files: '
-           "src/http/client.py (12 lines) and tests/test_client.py (25 lines), 33 insertions and 4 deletions in total."),
-    (SHOW, "Most of the change is new tests: tests/test_client.py gains 25 lines, while src/http/client.py has 12 "
-           "lines changed."),
+    (SHOW, ('Commit 4f1e2d3 (Jane Doe, Mar 5 2024) "Fix retry backoff in http client" touches 2 files: '
+           "src/http/client.py (12 lines) and tests/test_client.py (25 lines), 33 insertions and 4 deletions in total.")),
+    (SHOW, ("Most of the change is new tests: tests/test_client.py gains 25 lines, while src/http/client.py has 12 "
+           "lines changed.")),
     (SHOW, "2 files changed: client.py +12, test_client.py +25 (33 insertions, 4 deletions)."),
     # (a file's figure beside another file's rounded one: "plus" parts the clause)
-    (SHOW, "The commit fixes retry backoff in the http client: about a dozen lines in client.py plus roughly 25 "
-           "lines of new tests."),
+    (SHOW, ("The commit fixes retry backoff in the http client: about a dozen lines in client.py plus roughly 25 "
+           "lines of new tests.")),
     (SHOW, "Jane Doe's commit changes src/http/client.py and tests/test_client.py (33 insertions, 4 deletions)."),
     (SHOW, "| file | lines |\n|---|---|\n| src/http/client.py | 12 |\n| tests/test_client.py | 25 |\n"),
     (DIFF, "src/cache.py changes 180 lines, tests/test_cache.py 71."),
-    (DIFF, "The diff changes 2 files: src/cache.py (180 lines) and tests/test_cache.py (71 lines), 214 insertions "
-           "and 37 deletions."),
+    (DIFF, ("The diff changes 2 files: src/cache.py (180 lines) and tests/test_cache.py (71 lines), 214 insertions "
+           "and 37 deletions.")),
     (DIFF, "Most of the 214 insertions are in src/cache.py (180 lines); the tests add 71."),
 ])
 def test_a_files_own_stat_count_is_accepted(source, honest):
@@ -110,15 +110,15 @@ def test_a_count_told_of_another_counted_thing_is_refused(source, lie, value):
 @pytest.mark.parametrize(("source", "honest"), [
     (NPM, "npm install added 312 packages and audited 313."),
     (NPM, "npm install added 312 packages, and audited 313 packages in 8s."),
-    (NPM, "Installed 312 packages (313 audited); 42 packages are looking for funding and there are 3 vulnerabilities "
-          "(1 moderate, 2 high)."),
-    (NPM, "npm install succeeded: 312 packages added, 313 audited. It reported 3 vulnerabilities (1 moderate, 2 high) "
-          "and 42 packages seeking funding."),
+    (NPM, ("Installed 312 packages (313 audited); 42 packages are looking for funding and there are 3 vulnerabilities "
+          "(1 moderate, 2 high).")),
+    (NPM, ("npm install succeeded: 312 packages added, 313 audited. It reported 3 vulnerabilities (1 moderate, 2 high) "
+          "and 42 packages seeking funding.")),
     (NPM, "Packages were installed; npm flagged 3 vulnerabilities, 2 of them high severity."),
-    (NPM, "The install added 312 packages. 42 packages are looking for funding. npm audit found 3 vulnerabilities: "
-          "1 moderate and 2 high."),
-    (NPM, "Dependencies installed (312 packages) with two deprecation warnings (inflight, glob) and 3 "
-          "vulnerabilities; run npm audit fix."),
+    (NPM, ("The install added 312 packages. 42 packages are looking for funding. npm audit found 3 vulnerabilities: "
+          "1 moderate and 2 high.")),
+    (NPM, ("Dependencies installed (312 packages) with two deprecation warnings (inflight, glob) and 3 "
+          "vulnerabilities; run npm audit fix.")),
     (NPM, "42 packages need funding."),
     (NPM, "npm audited 313 packages and found 3 vulnerabilities (2 high, 1 moderate)."),
     (NPM, "313 packages were audited; 312 were added."),
@@ -176,16 +176,16 @@ def test_a_blamed_line_given_another_lines_author_is_refused(source, lie, value)
 
 @pytest.mark.parametrize(("source", "honest"), [
     (BLAME, "Bob Smith added TIMEOUT = 30 (line 13) in 9c8b7a6f."),
-    (BLAME, "Lines 10-11 (BACKOFF_BASE = 0.5) come from Jane Doe's commit 4f1e2d3c on 2024-03-05; lines 12-13 "
-            "(MAX_RETRIES = 5, TIMEOUT = 30) from Bob Smith's 9c8b7a6f on 2024-03-04."),
+    (BLAME, ("Lines 10-11 (BACKOFF_BASE = 0.5) come from Jane Doe's commit 4f1e2d3c on 2024-03-05; lines 12-13 "
+            "(MAX_RETRIES = 5, TIMEOUT = 30) from Bob Smith's 9c8b7a6f on 2024-03-04.")),
     (BLAME, "Bob Smith added MAX_RETRIES and TIMEOUT on 2024-03-04; Jane Doe added BACKOFF_BASE a day later."),
     (BLAME, "MAX_RETRIES and TIMEOUT were both added by Bob Smith."),
     (BLAME, "BACKOFF_BASE and MAX_RETRIES come from different authors: Jane Doe and Bob Smith."),
     # (a clause naming two lines' names, or the line's own author beside another, is left be)
     (BLAME, "Jane Doe's BACKOFF_BASE sits above Bob Smith's TIMEOUT."),
     (BLAME, "TIMEOUT was last touched by Bob Smith, not Jane Doe."),
-    (BLAME, "Jane Doe wrote BACKOFF_BASE = 0.5 (line 11), while Bob Smith wrote MAX_RETRIES = 5 (line 12) and "
-            "TIMEOUT = 30 (line 13)."),
+    (BLAME, ("Jane Doe wrote BACKOFF_BASE = 0.5 (line 11), while Bob Smith wrote MAX_RETRIES = 5 (line 12) and "
+            "TIMEOUT = 30 (line 13).")),
     (BLAME, "The retry settings (MAX_RETRIES, TIMEOUT) are Bob's, from commit 9c8b7a6f."),
     (BLAME, "Jane added the backoff base; Bob added the retry limit and timeout."),
     (BLAME, "git blame shows 4f1e2d3c by Jane Doe (lines 10-11) and 9c8b7a6f by Bob Smith (lines 12-13)."),
