@@ -184,6 +184,8 @@ def test_a_blamed_line_given_another_lines_author_is_refused(source, lie, value)
     # (a clause naming two lines' names, or the line's own author beside another, is left be)
     (BLAME, "Jane Doe's BACKOFF_BASE sits above Bob Smith's TIMEOUT."),
     (BLAME, "TIMEOUT was last touched by Bob Smith, not Jane Doe."),
+    (BLAME, "TIMEOUT moved from line 12 to line 13 in Bob Smith's commit."),
+    (BLAME, "TIMEOUT was added on 2024-03-04, a day before BACKOFF_BASE."),
     (BLAME, ("Jane Doe wrote BACKOFF_BASE = 0.5 (line 11), while Bob Smith wrote MAX_RETRIES = 5 (line 12) and "
             "TIMEOUT = 30 (line 13).")),
     (BLAME, "The retry settings (MAX_RETRIES, TIMEOUT) are Bob's, from commit 9c8b7a6f."),

@@ -17659,14 +17659,20 @@ def _blame_row_swapped(clause: bytes, read: _BlameRead) -> tuple[bytes, bytes, b
     if said and author not in said and len(said) == 1:
         (other,) = said
         return keys[0], other, author, b"author"
+    # (a date or a line number beside one of the lines' own is a comparison: "moved from line 12
+    # to line 13")
     dates = {read.lines[r][1] for r in rows}
-    for m in _BLAME_DATE_SAID.finditer(clause):
-        if m[0] not in dates and any(d == m[0] for _, d, _ in read.lines):
-            return keys[0], m[0], b", ".join(sorted(dates)), b"date"
+    said_dates = [m[0] for m in _BLAME_DATE_SAID.finditer(clause)]
+    if not dates.intersection(said_dates):
+        for date in said_dates:
+            if any(d == date for _, d, _ in read.lines):
+                return keys[0], date, b", ".join(sorted(dates)), b"date"
     numbers = {read.lines[r][2] for r in rows}
-    for m in _BLAME_LINE_SAID.finditer(lowered):
-        if m[1] not in numbers and any(n == m[1] for _, _, n in read.lines):
-            return keys[0], m[1], b", ".join(sorted(numbers, key=int)), b"line number"
+    said_numbers = [m[1] for m in _BLAME_LINE_SAID.finditer(lowered)]
+    if not numbers.intersection(said_numbers):
+        for number in said_numbers:
+            if any(n == number for _, _, n in read.lines):
+                return keys[0], number, b", ".join(sorted(numbers, key=int)), b"line number"
     return None
 
 
