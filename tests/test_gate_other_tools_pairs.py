@@ -165,7 +165,11 @@ BLAME_SHORT = ("$ git blame -C --date=short src/app.py\n"
     (BLAME, "TIMEOUT was added by Jane on 2024-03-05.", "Jane Doe"),
     (BLAME, "BACKOFF_BASE = 0.5 comes from Bob Smith's commit.", "Bob Smith"),
     (BLAME, "MAX_RETRIES was added on 2024-03-05.", "2024-03-05"),
-    (BLAME, "BACKOFF_BASE is on line 12.", "12"),
+    (BLAME, "BACKOFF_BASE is on line 12.", "line 12"),
+    # (lines named by their numbers where no name of their code is)
+    (BLAME, "Jane Doe wrote line 13.", "Jane Doe"),
+    (BLAME, "Lines 12-13 are Jane Doe's.", "Jane Doe"),
+    (BLAME, "Line 11 was added by Bob Smith on 2024-03-04.", "Bob Smith"),
     (BLAME_SHORT, "Alice Chen wrote load_config.", "Alice Chen"),
     (BLAME_SHORT, "DEBUG = False was set by Raj.", "Raj Patel"),
 ])
@@ -186,6 +190,10 @@ def test_a_blamed_line_given_another_lines_author_is_refused(source, lie, value)
     (BLAME, "TIMEOUT was last touched by Bob Smith, not Jane Doe."),
     (BLAME, "TIMEOUT moved from line 12 to line 13 in Bob Smith's commit."),
     (BLAME, "TIMEOUT was added on 2024-03-04, a day before BACKOFF_BASE."),
+    (BLAME, "Bob Smith wrote line 13."),
+    (BLAME, "Lines 12-13 are Bob Smith's; lines 10-11 Jane Doe's."),
+    (BLAME, "Lines 10 to 13 were written by Jane Doe and Bob Smith."),
+    (BLAME, "Line 11 was added by Jane Doe on 2024-03-05."),
     (BLAME, ("Jane Doe wrote BACKOFF_BASE = 0.5 (line 11), while Bob Smith wrote MAX_RETRIES = 5 (line 12) and "
             "TIMEOUT = 30 (line 13).")),
     (BLAME, "The retry settings (MAX_RETRIES, TIMEOUT) are Bob's, from commit 9c8b7a6f."),

@@ -17590,7 +17590,7 @@ _BLAME_LINES = 4096
 # a blamed line's names: an identifier with "_", a capital after its first byte (TIMEOUT,
 # HttpClient), or assigned or defined on the line ("timeout = 30", "def load")
 _BLAME_NAME = re.compile(rb"(?<![\w.])(?:(def|class|function|fn|func) +)?([A-Za-z_][A-Za-z0-9_]{2,})(?![\w])( *=(?!=))?")
-_BLAME_LINE_SAID = re.compile(rb"\bline (\d+)\b")
+_BLAME_LINE_SAID = re.compile(rb"\blines? (\d{1,7})(?:[ \t]*(?:-|\xe2\x80\x93|to|through)[ \t]*(\d{1,7}))?\b")
 _BLAME_DATE_SAID = re.compile(rb"(?<![\d-])\d{4}-\d{2}-\d{2}(?![\d-])")
 
 
@@ -17601,6 +17601,8 @@ class _BlameRead(NamedTuple):
     lines: list[tuple[bytes, bytes, bytes]]
     named: dict[bytes, list[int]]
     authors: dict[bytes, bytes]
+    dates: frozenset[bytes]
+    numbered: dict[bytes, list[int]]  # (a line's number -> the lines of that number: one a file)
 
 
 def _blame_rows(data: bytes) -> _BlameRead | None:
@@ -17638,41 +17640,54 @@ def _blame_rows(data: bytes) -> _BlameRead | None:
             first.setdefault(given, []).append(author)
     # (a given name alone names its author where no other author shares it: "Jane added …")
     authors.update((given, of[0]) for given, of in first.items() if len(of) == 1 and given not in authors)
-    return _BlameRead(lines, named, authors)
+    numbered: dict[bytes, list[int]] = {}
+    for r, (_, _, number) in enumerate(lines):
+        numbered.setdefault(number, []).append(r)
+    return _BlameRead(lines, named, authors, frozenset(d for _, d, _ in lines), numbered)
 
 
 def _blame_row_swapped(clause: bytes, read: _BlameRead) -> tuple[bytes, bytes, bytes, bytes] | None:
     """(the name as the clause writes it, what the clause gives it, the line's own, what kind)
-    where the clause names a blamed line's code (and no line of another author's) with an
-    author, a date or a line number that only other lines have; None where it does not (a
-    clause naming two authors, or the line's own, is a comparison or a list)."""
+    where the clause names blamed lines of one author (by their code's names, or failing
+    those by their numbers: "line 13", "lines 12-13") with an author, a date or a line number
+    that only other lines have; None where it does not (a clause naming two authors, or the
+    line's own, is a comparison or a list)."""
+    lowered = clause.lower()
     keys = [n for n in dict.fromkeys(m[2] for m in _BLAME_NAME.finditer(clause)) if n in read.named]
-    if not keys:
-        return None
-    rows = {r for k in keys for r in read.named[k]}
+    # (each "line N" or "lines N-M" the clause writes, as the numbers it spans: a range read up
+    # to a bound, "lines 1-100000" naming no more lines than the source has)
+    said_numbers = [(m[0], [str(n).encode() for n in (
+        range(int(m[1]), int(m[2]) + 1) if m[2] and 0 <= int(m[2]) - int(m[1]) < 256 else (int(m[1]),))])
+        for m in _BLAME_LINE_SAID.finditer(lowered)]
+    if keys:
+        rows = {r for k in keys for r in read.named[k]}
+        name = keys[0]
+    else:
+        rows = {r for _, span in said_numbers for n in span for r in read.numbered.get(n, ())}
+        if not rows:
+            return None
+        name, said_numbers = said_numbers[0][0], []
     own = {read.lines[r][0] for r in rows}
     if len(own) != 1:
         return None
     (author,) = own
-    lowered = clause.lower()
     said = {read.authors[w] for w in read.authors if _word_in(lowered, w)}
     if said and author not in said and len(said) == 1:
         (other,) = said
-        return keys[0], other, author, b"author"
+        return name, other, author, b"author"
     # (a date or a line number beside one of the lines' own is a comparison: "moved from line 12
     # to line 13")
     dates = {read.lines[r][1] for r in rows}
     said_dates = [m[0] for m in _BLAME_DATE_SAID.finditer(clause)]
     if not dates.intersection(said_dates):
         for date in said_dates:
-            if any(d == date for _, d, _ in read.lines):
-                return keys[0], date, b", ".join(sorted(dates)), b"date"
+            if date in read.dates:
+                return name, date, b", ".join(sorted(dates)), b"date"
     numbers = {read.lines[r][2] for r in rows}
-    said_numbers = [m[1] for m in _BLAME_LINE_SAID.finditer(lowered)]
-    if not numbers.intersection(said_numbers):
-        for number in said_numbers:
-            if any(n == number for _, _, n in read.lines):
-                return keys[0], number, b", ".join(sorted(numbers, key=int)), b"line number"
+    if not numbers.intersection(n for _, span in said_numbers for n in span):
+        for written, span in said_numbers:
+            if any(n in read.numbered for n in span):
+                return name, written, b", ".join(sorted(numbers, key=int)), b"line number"
     return None
 
 
