@@ -17591,6 +17591,7 @@ _BLAME_LINES = 4096
 # HttpClient), or assigned or defined on the line ("timeout = 30", "def load")
 _BLAME_NAME = re.compile(rb"(?<![\w.])(?:(def|class|function|fn|func) +)?([A-Za-z_][A-Za-z0-9_]{2,})(?![\w])( *=(?!=))?")
 _BLAME_LINE_SAID = re.compile(rb"\blines? (\d{1,7})(?:[ \t]*(?:-|\xe2\x80\x93|to|through)[ \t]*(\d{1,7}))?\b")
+_BLAME_WORD = re.compile(rb"[^\W_]+")
 _BLAME_DATE_SAID = re.compile(rb"(?<![\d-])\d{4}-\d{2}-\d{2}(?![\d-])")
 
 
@@ -17603,6 +17604,7 @@ class _BlameRead(NamedTuple):
     authors: dict[bytes, bytes]
     dates: frozenset[bytes]
     numbered: dict[bytes, list[int]]  # (a line's number -> the lines of that number: one a file)
+    by_first: dict[bytes, list[bytes]]  # (an author's name's first word -> the names: a clause's words looked up)
 
 
 def _blame_rows(data: bytes) -> _BlameRead | None:
@@ -17643,7 +17645,11 @@ def _blame_rows(data: bytes) -> _BlameRead | None:
     numbered: dict[bytes, list[int]] = {}
     for r, (_, _, number) in enumerate(lines):
         numbered.setdefault(number, []).append(r)
-    return _BlameRead(lines, named, authors, frozenset(d for _, d, _ in lines), numbered)
+    by_first: dict[bytes, list[bytes]] = {}
+    for name in authors:
+        if (word := _BLAME_WORD.search(name)) is not None:
+            by_first.setdefault(word[0], []).append(name)
+    return _BlameRead(lines, named, authors, frozenset(d for _, d, _ in lines), numbered, by_first)
 
 
 def _blame_row_swapped(clause: bytes, read: _BlameRead) -> tuple[bytes, bytes, bytes, bytes] | None:
@@ -17671,7 +17677,8 @@ def _blame_row_swapped(clause: bytes, read: _BlameRead) -> tuple[bytes, bytes, b
     if len(own) != 1:
         return None
     (author,) = own
-    said = {read.authors[w] for w in read.authors if _word_in(lowered, w)}
+    said = {read.authors[w] for word in set(_BLAME_WORD.findall(lowered)) for w in read.by_first.get(word, ())
+            if _word_in(lowered, w)}
     if said and author not in said and len(said) == 1:
         (other,) = said
         return name, other, author, b"author"
