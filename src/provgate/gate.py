@@ -17472,9 +17472,11 @@ _TABLE_ROWS_KEPT = 1 << 15
 @functools.lru_cache(maxsize=256)
 def _table_rows(data: bytes) -> tuple[Any, ...]:
     """The tables a source writes, each its rows as (the row's keys, its figures >= 10), with
-    the rows each key names and the (table, figure) pairs its rows write; () for none. A
+    the rows each key names, the (table, figure) pairs its rows write and its git blame lines
+    (:func:`_blame_rows`, or None); () for none. A
     table is a header row then two or more rows shaped as it (blank-aligned under upper-case
-    headers, or `|`-separated under word headers and a rule line), or `ls -l`'s rows. A key
+    headers, or `|`-separated under word headers and a rule line), `ls -l`'s rows or git's
+    --stat rows (:func:`_diffstat_rows`). A key
     written in two rows of a table names neither (``Running``). One pass of three searches;
     a source with none of their shapes is not read further."""
     tables: list[list[tuple[frozenset[bytes], frozenset[bytes]]]] = []
