@@ -107,6 +107,13 @@ def test_a_count_told_of_another_counted_thing_is_refused(source, lie, value):
     assert found.evidence["change"] == "value_of_another_key"
 
 
+def test_the_refusal_names_the_key_the_count_was_told_of():
+    found = find(_summarize(NPM, "42 packages have known vulnerabilities."), "I1", value="42")
+    assert "(vulnerable packages)" in found.message
+    found = find(_summarize(PR, "PR #87 adds 37 lines."), "I1", value="37")
+    assert "(added lines) to ['214']" in found.message
+
+
 @pytest.mark.parametrize(("source", "honest"), [
     (NPM, "npm install added 312 packages and audited 313."),
     (NPM, "npm install added 312 packages, and audited 313 packages in 8s."),

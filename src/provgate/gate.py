@@ -5726,7 +5726,7 @@ class _Check:
                         continue
                     # (said: the summary's words a source may write as they are; none for a count
                     # after its label or with a word between: fail closed)
-                    count, held, said = _count_of_keys(data, lowered, at, end, found)
+                    count, held, said, told = _count_of_keys(data, lowered, at, end, found)
                     if count is not None:
                         if held and not any(count[0] in v for v in held) and values is None:
                             values = {n for x in texts for numbers in _numbers_by_key(x).values() for n in numbers}
@@ -5734,7 +5734,8 @@ class _Check:
                                 block.id, count[1].decode()) not in reported and not any(
                                 said and said.lower() in x.table.data.lower() for x in texts):
                             self.violate("I1", f"block {block.id!r} counts {count[1].decode()!r} {noun.decode()}, but "
-                                         f"its sources set that key to {sorted(b.decode() for v in held for b in v)}; "
+                                         f"its sources set that key ({told}) to "
+                                         f"{sorted(b.decode() for v in held for b in v)}; "
                                          f"{count[0].decode()} is another key's value there: a count told with a "
                                          f"key's noun is that key's value",
                                          block=block.id, key="count", value=count[1].decode(),
@@ -27072,10 +27073,10 @@ _NPM_COUNT_LINES = 64
 
 def _count_of_keys(data: bytes, lowered: bytes, at: int, end: int,
                    keys: list[tuple[tuple[bytes, ...], frozenset[bytes]]]
-                   ) -> tuple[tuple[bytes, bytes] | None, list[frozenset[bytes]], bytes]:
+                   ) -> tuple[tuple[bytes, bytes] | None, list[frozenset[bytes]], bytes, str]:
     """(the count a summary tells with the noun at ``data[at:end]``, the numbers of the keys it
     counts, the words a source writing them as the summary does would hold: empty where none
-    can be told): a key of one word where the count stands right before the noun ("5 retries");
+    can be told, the keys' words as a message names them): a key of one word where the count stands right before the noun ("5 retries");
     one of more words where its other word stands right after the noun with the count before
     it ("6 files changed"), right before the count ("changes 6 files") or between the count and
     the noun ("6 changed files"); failing those, later in the noun's clause ("42 packages are
@@ -27096,6 +27097,7 @@ def _count_of_keys(data: bytes, lowered: bytes, at: int, end: int,
     label_word = _COUNT_WORD_STEMS.get(label_word, label_word)
     count = None
     held: list[frozenset[bytes]] = []
+    told: list[tuple[bytes, ...]] = []
     said_from, said_to = (at - len(direct[1]) - 1, end) if direct is not None else (-1, -1)
     for words, numbers in keys:
         stems = {_COUNT_WORD_STEMS.get(w[:5], w[:5]) for w in words}
@@ -27117,17 +27119,19 @@ def _count_of_keys(data: bytes, lowered: bytes, at: int, end: int,
             continue
         count = found
         held.append(numbers)
+        told.append(words)
     if count is None and direct is not None and any(words for words, _ in keys):
-        held, said_to = _count_key_in_clause(lowered, end, keys)
+        held, said_to, told = _count_key_in_clause(lowered, end, keys)
         count = direct if held else None
     said = data[said_from:said_to] if count is not None and count is direct else b""
-    return count, held, said
+    noun = lowered[at:end].decode("utf-8", "replace")
+    return count, held, said, ", ".join(dict.fromkeys(" ".join([*(w.decode() for w in words), noun]) for words in told))
 
 
 def _count_key_in_clause(lowered: bytes, end: int, keys: list[tuple[tuple[bytes, ...], frozenset[bytes]]]
-                         ) -> tuple[list[frozenset[bytes]], int]:
+                         ) -> tuple[list[frozenset[bytes]], int, list[tuple[bytes, ...]]]:
     """(the numbers of the keys whose other word the clause after a counted noun names first,
-    where that clause ends): "42 packages are looking for funding" counts npm's funding key,
+    where that word ends, those keys' words): "42 packages are looking for funding" counts npm's funding key,
     "42 packages have known vulnerabilities" its vulnerable packages (red team 142, F21: both
     were accepted, 42 being the funding count). The clause ends at a mark, a joining word or a
     figure (a later figure counts its own noun: "6 files with 214 additions"); read at most
@@ -27136,10 +27140,11 @@ def _count_key_in_clause(lowered: bytes, end: int, keys: list[tuple[tuple[bytes,
     for m in _COUNT_CLAUSE_WORD.finditer(clause):
         word = m[0][:5]
         word = _COUNT_WORD_STEMS.get(word, word)
-        held = [numbers for words, numbers in keys if words and word in {_COUNT_WORD_STEMS.get(w[:5], w[:5]) for w in words}]
-        if held:
-            return held, end + m.end()
-    return [], -1
+        named = [(words, numbers) for words, numbers in keys
+                 if words and word in {_COUNT_WORD_STEMS.get(w[:5], w[:5]) for w in words}]
+        if named:
+            return [numbers for _, numbers in named], end + m.end(), [words for words, _ in named]
+    return [], -1, []
 
 
 def _count_right_before(data: bytes, at: int) -> tuple[bytes, bytes] | None:
