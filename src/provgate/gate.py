@@ -5724,18 +5724,18 @@ class _Check:
                             at and lowered[at - 1:at] not in _COUNTED_NOUN_OPENERS):
                         at = lowered.find(noun, end)
                         continue
-                    count, held = _count_of_keys(data, lowered, at, end, found)
+                    # (said: the summary's words a source may write as they are; none for a count
+                    # after its label or with a word between: fail closed)
+                    count, held, said, told = _count_of_keys(data, lowered, at, end, found)
                     if count is not None:
-                        said = data[at - len(count[1]) - 1:end]
-                        if not said.startswith(count[1]):
-                            said = b""  # (a count after its label: no source's words to match, fail closed)
                         if held and not any(count[0] in v for v in held) and values is None:
                             values = {n for x in texts for numbers in _numbers_by_key(x).values() for n in numbers}
                         if held and not any(count[0] in v for v in held) and count[0] in values and (
                                 block.id, count[1].decode()) not in reported and not any(
                                 said and said.lower() in x.table.data.lower() for x in texts):
                             self.violate("I1", f"block {block.id!r} counts {count[1].decode()!r} {noun.decode()}, but "
-                                         f"its sources set that key to {sorted(b.decode() for v in held for b in v)}; "
+                                         f"its sources set that key ({told}) to "
+                                         f"{sorted(b.decode() for v in held for b in v)}; "
                                          f"{count[0].decode()} is another key's value there: a count told with a "
                                          f"key's noun is that key's value",
                                          block=block.id, key="count", value=count[1].decode(),
@@ -6524,8 +6524,9 @@ class _Check:
                     known[keys[h]] = () if x is None else _table_rows(x.table.data)
                 if tables := known[keys[h]]:
                     sources = [*(sources or ()), (h, tables)]
-            if not sources or not _TABLE_TWO_DIGITS.search(data := self.post_facts[j].table.data):
-                continue  # (no table, or no figure a row may own)
+            if not sources or not _TABLE_TWO_DIGITS.search(data := self.post_facts[j].table.data) and not any(
+                    tables[3] is not None for _, tables in sources):
+                continue  # (no table, or no figure a row may own; git blame's lines own their authors)
             block = post_blocks[j]
             start, listed = 0, False
             for cut in [*_TABLE_CLAUSE_SPLIT.finditer(data), None]:
@@ -6537,6 +6538,9 @@ class _Check:
                     listed = cut is not None and cut[0][:1] not in b".;!?\n"
                     continue
                 for h, tables in sources:
+                    if tables[3] is not None and (blamed := _blame_row_swapped(clause, tables[3])) is not None:
+                        self._refuse_blame_repaired(block.id, h, clause, blamed)
+                        return
                     if (hit := _table_row_swapped(clause, tables)) is None:
                         if hit is None and cut is not None and cut[0][:1] not in b".;!?\n" and _table_keys_listed(
                                 clause, tables[1]):
@@ -6551,6 +6555,17 @@ class _Check:
                                  evidence={"text": clause.decode("utf-8", "replace")[:200], "key": text,
                                            "source": h, "change": "table_row_repaired"})
                     return
+
+    def _refuse_blame_repaired(self, block_id: str, handle: str, clause: bytes,
+                               blamed: tuple[bytes, bytes, bytes, bytes]) -> None:
+        """Refuse a clause giving a blamed line's code another line's author, date or number
+        (:func:`_blame_row_swapped`; red team 142, F21)."""
+        name, said, own, kind = (b.decode("utf-8", "replace") for b in blamed)
+        self.violate("I1", f"block {block_id!r} gives {name!r} the {kind} {said!r}, which its source {handle!r} "
+                     f"blames for other lines only ({name!r}'s: {own!r}): a summary keeps each blamed line "
+                     f"with its own commit's {kind}", block=block_id, value=said,
+                     evidence={"text": clause.decode("utf-8", "replace")[:200], "key": name, "source": handle,
+                               "own": own, "change": "blame_line_repaired"})
 
     def _check_units_grounded(self) -> None:
         """A new or changed block's figure with a unit after it (``30 minutes``) keeps the unit
@@ -17418,7 +17433,7 @@ _TABLE_TWO_DIGITS = re.compile(rb"\d[\d.,]*\d")
 _TABLE_KEY_TOKEN = re.compile(rb"\w(?:[\w.:@/+-]*\w)?")
 _TABLE_CLAUSE_NUMBER = re.compile(rb"(?<![\w.:/-])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.:/-])\d+(?:\.\d+)?")
 # (a colon before a figure keeps it with its key, "shipped: 412": red team 142, F07; before words it parts a clause)
-_TABLE_CLAUSE_SPLIT = re.compile(rb"[.;!?](?=\s|$)|,\s|\s(?:and|but|while|whereas)\s|\n|:\s(?![ \t]*\d)")
+_TABLE_CLAUSE_SPLIT = re.compile(rb"[.;!?](?=\s|$)|,\s|\s(?:and|but|while|whereas|plus)\s|\n|:\s(?![ \t]*\d)")
 # (headers whose cells name their row as its first cell does: a pod, a container, a file, an image)
 _TABLE_KEY_HEADERS = frozenset((b"name", b"names", b"image", b"file", b"filename", b"pod", b"container",
                                 b"service", b"host", b"node", b"repository", b"package"))
@@ -17458,9 +17473,11 @@ _TABLE_ROWS_KEPT = 1 << 15
 @functools.lru_cache(maxsize=256)
 def _table_rows(data: bytes) -> tuple[Any, ...]:
     """The tables a source writes, each its rows as (the row's keys, its figures >= 10), with
-    the rows each key names and the (table, figure) pairs its rows write; () for none. A
+    the rows each key names, the (table, figure) pairs its rows write and its git blame lines
+    (:func:`_blame_rows`, or None); () for none. A
     table is a header row then two or more rows shaped as it (blank-aligned under upper-case
-    headers, or `|`-separated under word headers and a rule line), or `ls -l`'s rows. A key
+    headers, or `|`-separated under word headers and a rule line), `ls -l`'s rows or git's
+    --stat rows (:func:`_diffstat_rows`). A key
     written in two rows of a table names neither (``Running``). One pass of three searches;
     a source with none of their shapes is not read further."""
     tables: list[list[tuple[frozenset[bytes], frozenset[bytes]]]] = []
@@ -17471,6 +17488,8 @@ def _table_rows(data: bytes) -> tuple[Any, ...]:
         _table_row([m[2]], [m[1]], ls_rows)
     if len(ls_rows) >= 2:
         tables.append(ls_rows)
+    if b" | " in data and b"changed" in data and len(stat_rows := _diffstat_rows(data)) >= 2:
+        tables.append(stat_rows)
     for m in _TABLE_BLANK_HEADER.finditer(data) if b"  " in data or b"\t" in data else ():
         header = m[0].rstrip(b"\r")
         cells = [(c.start(), c[0]) for c in re.finditer(rb"\S+(?: \S+)*", header)]
@@ -17506,7 +17525,8 @@ def _table_rows(data: bytes) -> tuple[Any, ...]:
             pos = end + 1
         if len(rows) >= 2:
             tables.append(rows)
-    if not tables:
+    blame = _blame_rows(data) if b" (" in data and b") " in data else None
+    if not tables and blame is None:
         return ()
     out = []
     index: dict[bytes, list[tuple[int, int]]] = {}
@@ -17518,7 +17538,178 @@ def _table_rows(data: bytes) -> tuple[Any, ...]:
             for key in keys:
                 index.setdefault(key, []).append((t, r))
             figures_at.update((t, v) for v in values)
-    return tuple(out), index, figures_at
+    return tuple(out), index, figures_at, blame
+
+
+# git's --stat rows ("git diff --stat", "git show --stat", "git log --stat"): a path, a bar, the
+# lines changed and their graph (red team 142, F03 and F21: "The commit changes 25 lines in
+# src/http/client.py and 12 in tests/test_client.py" of ``client.py | 12``, ``test_client.py |
+# 25`` was accepted). Matched at the start of a line holding " | " only (a pattern over every
+# line cost ~0.2 s a megabyte of prose); a path holding a blank is not read.
+# (the lines holding a shape's lead that are not of it read before it is given up: a source of
+# prose or tables with many is read no further)
+_LINE_LEAD_MISSES = 64
+_DIFFSTAT_ROW = re.compile(rb"[ \t]*([^\s|]+)[ \t]+\|[ \t]*([0-9]+) [+-]+\r?(?:\n|\Z)")
+
+
+def _diffstat_row_matches(data: bytes, most: int = 1 << 30) -> Iterator[re.Match[bytes]]:
+    """git's --stat rows of ``data``, at most ``most``: each line holding " | " matched once
+    from its start (a line of many bars is not searched again), so linear in ``data``; past
+    ``_LINE_LEAD_MISSES`` lines holding it that are no row, none read (a markdown table)."""
+    at, line_end, misses = data.find(b" | "), 0, _LINE_LEAD_MISSES
+    while at >= 0 and most > 0:
+        start = data.rfind(b"\n", line_end, at) + 1 or line_end
+        m = _DIFFSTAT_ROW.match(data, start)
+        if m is not None:
+            most -= 1
+            yield m
+        elif (misses := misses - 1) < 0:
+            return  # (a table's lines, not git's: its stat rows are the lines of " | " it prints)
+        line_end = data.find(b"\n", at)
+        if line_end < 0:
+            return
+        at = data.find(b" | ", line_end)
+
+
+def _diffstat_rows(data: bytes) -> list[tuple[frozenset[bytes], frozenset[bytes]]]:
+    """git's --stat rows of a source as one table's rows, each named by its path and the
+    path's last part (``client.py``): one table for all of a source's stat blocks, so a path
+    a ``git log --stat`` lists in two commits names no row (its counts are either's)."""
+    rows: list[tuple[frozenset[bytes], frozenset[bytes]]] = []
+    for m in _diffstat_row_matches(data):
+        path = m[1].removeprefix(b".../")
+        _table_row([path, path.rsplit(b"/", 1)[-1]], [m[2]], rows)
+    return rows
+
+
+# git blame's lines: the commit, an optional path, then "(author date [time zone] line) code"
+# (red team 142, F21: "Jane Doe added TIMEOUT = 30 (line 13)" of Bob Smith's line 13 was
+# accepted, every name grounded on some line). Matched at the start of a line holding " (" only;
+# the author bounded (no backtracking over a long line).
+_BLAME_LINE = re.compile(
+    rb"\^?[0-9a-f]{7,40}(?: [^\n(]{1,200})? \(([^\n()]{1,120}?)[ \t]+([0-9]{4}-[0-9]{2}-[0-9]{2})"
+    rb"(?:[ \t][0-9]{2}:[0-9]{2}(?::[0-9]{2})?(?:[ \t][+-][0-9]{4})?)?[ \t]+([0-9]+)\)([^\n]*)")
+_BLAME_LINES = 4096
+# a blamed line's names: an identifier with "_", a capital after its first byte (TIMEOUT,
+# HttpClient), or assigned or defined on the line ("timeout = 30", "def load")
+_BLAME_NAME = re.compile(rb"(?<![\w.])(?:(def|class|function|fn|func) +)?([A-Za-z_][A-Za-z0-9_]{2,})(?![\w])( *=(?!=))?")
+_BLAME_LINE_SAID = re.compile(rb"\blines? (\d{1,7})(?:[ \t]*(?:-|\xe2\x80\x93|to|through)[ \t]*(\d{1,7}))?\b")
+_BLAME_WORD = re.compile(rb"[^\W_]+")
+_BLAME_DATE_SAID = re.compile(rb"(?<![\d-])\d{4}-\d{2}-\d{2}(?![\d-])")
+
+
+class _BlameRead(NamedTuple):
+    """git blame's lines of a source (:func:`_blame_rows`): each line's (author, date, number),
+    the lines each name of their code stands on, the authors' names as a summary writes them
+    (lower case) -> the author."""
+    lines: list[tuple[bytes, bytes, bytes]]
+    named: dict[bytes, list[int]]
+    authors: dict[bytes, bytes]
+    dates: frozenset[bytes]
+    numbered: dict[bytes, list[int]]  # (a line's number -> the lines of that number: one a file)
+    by_first: dict[bytes, list[bytes]]  # (an author's name's first word -> the names: a clause's words looked up)
+
+
+def _blame_rows(data: bytes) -> _BlameRead | None:
+    """git blame's lines of a source, or None where it has none or one author only (nothing to
+    re-pair). Each line holding " (" is matched once from its start, so linear in ``data``;
+    the first ``_BLAME_LINES`` read, up to the first line after them holding " (" that is not
+    blame's, and none past ``_LINE_LEAD_MISSES`` such lines before them."""
+    lines: list[tuple[bytes, bytes, bytes]] = []
+    named: dict[bytes, list[int]] = {}
+    at, line_end, misses = data.find(b" ("), 0, _LINE_LEAD_MISSES
+    while at >= 0 and len(lines) < _BLAME_LINES:
+        m = _BLAME_LINE.match(data, data.rfind(b"\n", line_end, at) + 1 or line_end)
+        if m is None:
+            misses -= 1
+            if misses < 0 or lines:
+                break  # (prose's parentheses: a blame's lines are the first holding " (", and together)
+        else:
+            for n in _BLAME_NAME.finditer(m[4]):
+                name = n[2]
+                if n[1] or n[3] or b"_" in name or not name[1:].islower() and not name.isdigit():
+                    named.setdefault(name, []).append(len(lines))
+            lines.append((m[1].strip(), m[2], m[3]))
+        line_end = data.find(b"\n", at)
+        if line_end < 0:
+            break
+        at = data.find(b" (", line_end)
+    people = {author for author, _, _ in lines}
+    if len(people) < 2:
+        return None
+    authors: dict[bytes, bytes] = {}
+    first: dict[bytes, list[bytes]] = {}
+    for author in people:
+        authors[author.lower()] = author
+        if b" " in author and len(given := author.split(None, 1)[0].lower()) >= 3:
+            first.setdefault(given, []).append(author)
+    # (a given name alone names its author where no other author shares it: "Jane added …")
+    authors.update((given, of[0]) for given, of in first.items() if len(of) == 1 and given not in authors)
+    numbered: dict[bytes, list[int]] = {}
+    for r, (_, _, number) in enumerate(lines):
+        numbered.setdefault(number, []).append(r)
+    by_first: dict[bytes, list[bytes]] = {}
+    for name in authors:
+        if (word := _BLAME_WORD.search(name)) is not None:
+            by_first.setdefault(word[0], []).append(name)
+    return _BlameRead(lines, named, authors, frozenset(d for _, d, _ in lines), numbered, by_first)
+
+
+def _blame_row_swapped(clause: bytes, read: _BlameRead) -> tuple[bytes, bytes, bytes, bytes] | None:
+    """(the name as the clause writes it, what the clause gives it, the line's own, what kind)
+    where the clause names blamed lines of one author (by their code's names, or failing
+    those by their numbers: "line 13", "lines 12-13") with an author, a date or a line number
+    that only other lines have; None where it does not (a clause naming two authors, or the
+    line's own, is a comparison or a list)."""
+    lowered = clause.lower()
+    keys = [n for n in dict.fromkeys(m[2] for m in _BLAME_NAME.finditer(clause)) if n in read.named]
+    # (each "line N" or "lines N-M" the clause writes, as the numbers it spans: a range read up
+    # to a bound, "lines 1-100000" naming no more lines than the source has)
+    said_numbers = [(m[0], [str(n).encode() for n in (
+        range(int(m[1]), int(m[2]) + 1) if m[2] and 0 <= int(m[2]) - int(m[1]) < 256 else (int(m[1]),))])
+        for m in _BLAME_LINE_SAID.finditer(lowered)]
+    if keys:
+        rows = {r for k in keys for r in read.named[k]}
+        name = keys[0]
+    else:
+        rows = {r for _, span in said_numbers for n in span for r in read.numbered.get(n, ())}
+        if not rows:
+            return None
+        name, said_numbers = said_numbers[0][0], []
+    own = {read.lines[r][0] for r in rows}
+    if len(own) != 1:
+        return None
+    (author,) = own
+    said = {read.authors[w] for word in set(_BLAME_WORD.findall(lowered)) for w in read.by_first.get(word, ())
+            if _word_in(lowered, w)}
+    if said and author not in said and len(said) == 1:
+        (other,) = said
+        return name, other, author, b"author"
+    # (a date or a line number beside one of the lines' own is a comparison: "moved from line 12
+    # to line 13")
+    dates = {read.lines[r][1] for r in rows}
+    said_dates = [m[0] for m in _BLAME_DATE_SAID.finditer(clause)]
+    if not dates.intersection(said_dates):
+        for date in said_dates:
+            if date in read.dates:
+                return name, date, b", ".join(sorted(dates)), b"date"
+    numbers = {read.lines[r][2] for r in rows}
+    if not numbers.intersection(n for _, span in said_numbers for n in span):
+        for written, span in said_numbers:
+            if any(n in read.numbered for n in span):
+                return name, written, b", ".join(sorted(numbers, key=int)), b"line number"
+    return None
+
+
+def _word_in(text: bytes, word: bytes) -> bool:
+    """Whether ``word`` stands in ``text`` as a word (no letter or digit on either side)."""
+    at = text.find(word)
+    while at >= 0:
+        end = at + len(word)
+        if not (at and text[at - 1:at].isalnum()) and not text[end:end + 1].isalnum():
+            return True
+        at = text.find(word, end)
+    return False
 
 
 def _table_named(clause: bytes, index: Mapping[bytes, list[tuple[int, int]]]) -> list[tuple[int, int, int, int]]:
@@ -17540,7 +17731,7 @@ def _table_row_swapped(clause: bytes, read: tuple[Any, ...]) -> tuple[bytes, byt
     """(the key as the clause writes it, the figure) where the clause names one row's key (and
     no other row's of its table) with a figure another row of that table writes and none of
     its own row's figures; None where it does not (a clause naming two rows is a list)."""
-    tables, index, figures_at = read
+    tables, index, figures_at = read[:3]
     named = _table_named(clause, index)
     if not named:
         return None
@@ -26616,8 +26807,16 @@ def _counted_keys(facts: _Facts) -> dict[bytes, list[tuple[tuple[bytes, ...], fr
             noun = words[-1]
             if len(noun) >= 4 and noun.endswith(b"s") and noun.isalpha():
                 found.setdefault(noun, []).append((tuple(w for w in words[:-1] if w), frozenset(numbers)))
+                if noun in _LINES_OF_KEY and len(words) == 1:
+                    found.setdefault(b"lines", []).append((_LINES_OF_KEY[noun], frozenset(numbers)))
         facts._counted_keys = found
     return found
+
+
+# the keys a count of lines is told of with a word of adding or removing ("adds 214 lines",
+# "37 lines removed" of a PR's ``additions`` and ``deletions``, git's insertions and deletions:
+# red team 142, F03, "PR #87 adds 37 lines and removes 214" was accepted, lines no key's noun)
+_LINES_OF_KEY = {b"additions": (b"added",), b"insertions": (b"added",), b"deletions": (b"deleted",)}
 
 
 # A key set to a boolean (``"mergeable": false``, ``enabled: true``, ``draft=False``), and the
@@ -26767,6 +26966,14 @@ def _numbers_by_key(facts: _Facts, plural_only: bool = False) -> dict[bytes, set
     if b"changed" in data and (stat := _git_stat_counts(data)):
         for key, numbers in stat.items():
             by_key.setdefault(key, set()).update(numbers)
+    if b" | " in data and b"changed" in data:
+        # (a file's stat row counts its lines: "README.md adds 2 lines" of ``README.md | 2 ++``
+        # is that row's count, whatever other key sets 2)
+        for m in _diffstat_row_matches(data, _GIT_STAT_LINES):
+            by_key.setdefault(b"lines", set()).add(m[2].lstrip(b"0") or b"0")
+    if (b"packages" in data or b"vulnerabilit" in data) and (npm := _npm_counts(data)):
+        for key, numbers in npm.items():
+            by_key.setdefault(key, set()).update(numbers)
     if not rows.size:
         return by_key
     text = np.frombuffer(data, dtype=np.uint8)
@@ -26804,13 +27011,76 @@ def _git_stat_counts(data: bytes) -> dict[bytes, set[bytes]]:
 _GIT_STAT_LINES = 64
 
 
+def _npm_counts(data: bytes) -> dict[bytes, set[bytes]]:
+    """The counts npm's summary lines set, as keys (red team 142, F21: "npm install added 313
+    packages" of ``added 312 packages, and audited 313 packages``, and "42 packages have known
+    vulnerabilities" of ``42 packages are looking for funding``, ``3 vulnerabilities``, were
+    accepted, each count grounded by another line): ``added_packages``, ``removed_packages``,
+    ``changed_packages``, ``audited_packages``, ``funding_packages``, ``vulnerabilities``, a
+    severity's (``high_vulnerabilities``), and ``vulnerable_packages`` (npm counts
+    vulnerabilities, not packages: any of its vulnerability counts). Bounded: the first
+    ``_NPM_COUNT_LINES`` of its lines read."""
+    found: dict[bytes, set[bytes]] = {}
+    for m in _npm_count_lines(data):
+        line = m[0]
+        for verb, number in _NPM_PACKAGES_COUNTED.findall(line):
+            found.setdefault(verb + b"_packages", set()).add(number.lstrip(b"0") or b"0")
+        if m[1] is not None:
+            found.setdefault(b"funding_packages", set()).add(m[1].lstrip(b"0") or b"0")
+        if b"vulnerabilit" in line:
+            for number, of_all, severity in _NPM_VULNERABILITIES_COUNTED.findall(line):
+                number = number.lstrip(b"0") or b"0"
+                # ("5 high severity vulnerabilities" counts them all, "(1 moderate, 2 high)" a part)
+                for key in (of_all + b"_vulnerabilities", b"vulnerabilities") if of_all else (
+                        severity + b"_vulnerabilities" if severity else b"vulnerabilities",):
+                    found.setdefault(key, set()).add(number)
+                found.setdefault(b"vulnerable_packages", set()).add(number)
+    return found
+
+
+def _npm_count_lines(data: bytes) -> Iterator[re.Match[bytes]]:
+    """npm's summary lines of ``data`` (:data:`_NPM_COUNT_LINE`), at most ``_NPM_COUNT_LINES``:
+    each line holding ``packag`` or ``vulnerabilit`` matched once from its start (a pattern
+    tried at every line cost ~60 ms a megabyte of prose), so linear in ``data``; past
+    ``_LINE_LEAD_MISSES`` lines holding a lead that are not npm's, that lead is read no further."""
+    most = _NPM_COUNT_LINES
+    for lead in (b"packag", b"vulnerabilit"):
+        at, line_end, misses = data.find(lead), 0, _LINE_LEAD_MISSES
+        while at >= 0 and most > 0 and misses >= 0:
+            m = _NPM_COUNT_LINE.match(data, data.rfind(b"\n", line_end, at) + 1 or line_end)
+            if m is not None:
+                most -= 1
+                yield m
+            else:
+                misses -= 1
+            line_end = data.find(b"\n", at)
+            if line_end < 0:
+                break
+            at = data.find(lead, line_end)
+
+
+# npm's summary lines: what install, ci, uninstall, update and audit print after their warnings
+_NPM_COUNT_LINE = re.compile(
+    rb"(?:(?:added|removed|changed|audited|up to date|found) [^\n]*|([0-9]+) packages? (?:is|are) looking for funding"
+    rb"|[0-9]+ (?:(?:low|moderate|high|critical) severity )?vulnerabilit[^\n]*)")
+_NPM_PACKAGES_COUNTED = re.compile(rb"(?<![\w-])(added|removed|changed|audited) ([0-9]+) packages?(?![\w-])")
+# "3 vulnerabilities (1 moderate, 2 high)", "found 5 high severity vulnerabilities"
+_NPM_VULNERABILITIES_COUNTED = re.compile(
+    rb"(?<![\w.-])([0-9]+) (?:(low|moderate|high|critical) severity vulnerabilit|(low|moderate|high|critical)(?=[ ,)])"
+    rb"|vulnerabilit(?:y|ies))")
+_NPM_COUNT_LINES = 64
+
+
 def _count_of_keys(data: bytes, lowered: bytes, at: int, end: int,
-                   keys: list[tuple[tuple[bytes, ...], frozenset[bytes]]]) -> tuple[tuple[bytes, bytes] | None, list[frozenset[bytes]]]:
+                   keys: list[tuple[tuple[bytes, ...], frozenset[bytes]]]
+                   ) -> tuple[tuple[bytes, bytes] | None, list[frozenset[bytes]], bytes, str]:
     """(the count a summary tells with the noun at ``data[at:end]``, the numbers of the keys it
-    counts): a key of one word where the count stands right before the noun ("5 retries"); one
-    of more words where its other word stands right after the noun with the count before it
-    ("6 files changed"), right before the count ("changes 6 files") or between the count and the
-    noun ("6 changed files")."""
+    counts, the words a source writing them as the summary does would hold: empty where none
+    can be told, the keys' words as a message names them): a key of one word where the count stands right before the noun ("5 retries");
+    one of more words where its other word stands right after the noun with the count before
+    it ("6 files changed"), right before the count ("changes 6 files") or between the count and
+    the noun ("6 changed files"); failing those, later in the noun's clause ("42 packages are
+    looking for funding", :func:`_count_key_in_clause`)."""
     direct = _count_right_before(data, at)
     after = lowered[end:end + 24].split(None, 1)
     after_word = after[0][:5] if after else b""
@@ -26820,18 +27090,26 @@ def _count_of_keys(data: bytes, lowered: bytes, at: int, end: int,
     # (the word before a direct count: "changes 37 files")
     ahead = lowered[max(0, at - len(direct[1]) - 26):at - len(direct[1]) - 1].rsplit(None, 1) if direct else []
     ahead_word = ahead[-1][:5] if ahead and ahead[-1].isalpha() else b""
-    after_word = _CHANGE_STEMS.get(after_word, after_word)
-    ahead_word = _CHANGE_STEMS.get(ahead_word, ahead_word)
+    after_word = _COUNT_WORD_STEMS.get(after_word, after_word)
+    ahead_word = _COUNT_WORD_STEMS.get(ahead_word, ahead_word)
     label = _COUNT_AFTER_LABEL.match(lowered, end) if direct is None and split is None else None
     label_word = b"" if label is None or label.group(1) is None else label.group(1)[:5]
-    label_word = _CHANGE_STEMS.get(label_word, label_word)
+    label_word = _COUNT_WORD_STEMS.get(label_word, label_word)
     count = None
     held: list[frozenset[bytes]] = []
+    told: list[tuple[bytes, ...]] = []
+    said_from, said_to = (at - len(direct[1]) - 1, end) if direct is not None else (-1, -1)
     for words, numbers in keys:
-        stems = {_CHANGE_STEMS.get(w[:5], w[:5]) for w in words}
+        stems = {_COUNT_WORD_STEMS.get(w[:5], w[:5]) for w in words}
         if direct is not None and (not words or after_word in stems or ahead_word in stems):
             found = direct
-        elif words and split is not None and _CHANGE_STEMS.get(before_word[:5], before_word[:5]) in stems:
+            # (the key's word the summary tells it with is a source's words too: "added 313
+            # packages" of npm's "audited 313 packages" is no phrase of its source)
+            if words and after_word in stems:
+                said_to = lowered.find(after[0], end) + len(after[0].rstrip(b".,;:!?)"))
+            elif words:
+                said_from = at - len(direct[1]) - 2 - len(ahead[-1])
+        elif words and split is not None and _COUNT_WORD_STEMS.get(before_word[:5], before_word[:5]) in stems:
             found = split
         elif label is not None and (label_word in stems if words else not label_word):
             found = (label.group(2).lstrip(b"0") or b"0", label.group(2))
@@ -26841,7 +27119,32 @@ def _count_of_keys(data: bytes, lowered: bytes, at: int, end: int,
             continue
         count = found
         held.append(numbers)
-    return count, held
+        told.append(words)
+    if count is None and direct is not None and any(words for words, _ in keys):
+        held, said_to, told = _count_key_in_clause(lowered, end, keys)
+        count = direct if held else None
+    said = data[said_from:said_to] if count is not None and count is direct else b""
+    noun = lowered[at:end].decode("utf-8", "replace")
+    return count, held, said, ", ".join(dict.fromkeys(" ".join([*(w.decode() for w in words), noun]) for words in told))
+
+
+def _count_key_in_clause(lowered: bytes, end: int, keys: list[tuple[tuple[bytes, ...], frozenset[bytes]]]
+                         ) -> tuple[list[frozenset[bytes]], int, list[tuple[bytes, ...]]]:
+    """(the numbers of the keys whose other word the clause after a counted noun names first,
+    where that word ends, those keys' words): "42 packages are looking for funding" counts npm's funding key,
+    "42 packages have known vulnerabilities" its vulnerable packages (red team 142, F21: both
+    were accepted, 42 being the funding count). The clause ends at a mark, a joining word or a
+    figure (a later figure counts its own noun: "6 files with 214 additions"); read at most
+    ``_COUNT_CLAUSE_REACH`` bytes."""
+    clause = _COUNT_CLAUSE_END.split(lowered[end:end + _COUNT_CLAUSE_REACH], 1)[0]
+    for m in _COUNT_CLAUSE_WORD.finditer(clause):
+        word = m[0][:5]
+        word = _COUNT_WORD_STEMS.get(word, word)
+        named = [(words, numbers) for words, numbers in keys
+                 if words and word in {_COUNT_WORD_STEMS.get(w[:5], w[:5]) for w in words}]
+        if named:
+            return [numbers for _, numbers in named], end + m.end(), [words for words, _ in named]
+    return [], -1, []
 
 
 def _count_right_before(data: bytes, at: int) -> tuple[bytes, bytes] | None:
@@ -26860,6 +27163,14 @@ _KEY_WORD_SPLIT = re.compile(rb"[_\-. ]+")
 # the verbs a summary tells a change with, one stem for all (red team 142, F03: "PR #87 touches 37
 # files" of ``"changed_files": 6, "deletions": 37`` was accepted, "touches" no word of the key)
 _CHANGE_STEMS = dict.fromkeys((b"chang", b"touch", b"modif", b"edite", b"edits", b"alter", b"affec"), b"chang")
+# and the words of adding and removing, as a PR's additions and deletions and npm's packages are
+# told ("adds 214 lines", "installed 312 packages", "removes 37"; red team 142, F03, F21)
+_COUNT_WORD_STEMS = {**_CHANGE_STEMS, **dict.fromkeys((b"add", b"adds", b"added", b"addin", b"inser", b"insta"), b"added"),
+                     **dict.fromkeys((b"remov", b"delet", b"drops", b"dropp"), b"delet")}
+# the end of a counted noun's clause: a mark, a joining word, a figure (_count_key_in_clause)
+_COUNT_CLAUSE_END = re.compile(rb"[.,;:!?()\[\]\n0-9]| and | but | while | whereas | plus ")
+_COUNT_CLAUSE_WORD = re.compile(rb"[a-z]{3,}")
+_COUNT_CLAUSE_REACH = 64
 # a count after its label: the noun, at most one word, markdown's marks, then ":" or "|" and the
 # count ("**Files changed:** 37", "| files changed | 37 |", "deletions: 37"; red team 142, F03)
 _COUNT_AFTER_LABEL = re.compile(rb"(?:[ \t]+([a-z]+))?[*_`]*[ \t]*[:|][*_` \t|]*([0-9]+)(?![0-9]|\.[0-9])")
