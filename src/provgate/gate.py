@@ -3863,6 +3863,7 @@ class _Check:
             self._timed("I1", self._check_line_numbers_bound)
             if not lossless:
                 self._timed("I1", self._check_frames_repaired)
+                self._timed("I1", self._check_item_states_repaired)
             self._timed("I1" if not lossless else "I2", self._check_requirements_with_extras)
             self._timed("I2", self._check_purity if lossless else self._check_reachability)
             if lossless:
@@ -6037,6 +6038,69 @@ class _Check:
                                        "line": None if line is None else line.decode(), "source": h,
                                        "frame": own.text, "other_frame": other.text,
                                        "change": "frame_repaired"})
+                break
+
+    def _check_item_states_repaired(self) -> None:
+        """A derived block keeps each item's state, action or error with its own item: a source
+        line pairs an item with its state (git status's entry under its section and tag,
+        terraform's ``# aws_instance.web will be updated in-place``, pytest's ``FAILED
+        path::test_delete_user - KeyError: 'id'``: :func:`_item_states`), and the item and the
+        state word were each grounded wherever they stood, so "src/cache.py is untracked and
+        notes.txt is modified", "the plan destroys aws_s3_bucket.logs" of one it creates, and
+        two tests' errors swapped were accepted (red team 142, F19). Refused where a clause
+        (:func:`_item_groups`) tells an item a state word (:data:`_ITEM_WORD`) that none of its
+        states in the block's sources allows (:func:`_item_state_repaired`). Read only where
+        the derived blocks joined hold a state word's lead bytes (one native call), then for a
+        block holding a state word; each source's records read once (cached by its bytes)."""
+        derived, datas, joined, _ = self._derived_joined()
+        if not derived or True not in marks_held(joined, _ITEM_WORD_LEADS):
+            return
+        gate = self.gate
+        post_blocks = self.post.blocks
+        for j, data in zip(derived, datas):
+            if True not in marks_held(data, _ITEM_WORD_LEADS) or not (words := _item_words_told(data)):
+                continue
+            block = post_blocks[j]
+            sources: list[tuple[str, _ItemStates]] = []
+            for h in dict.fromkeys(block.provenance + self.cited(j)):
+                x = gate.source_facts(h)
+                if x is None:
+                    continue
+                for facts in dict.fromkeys((x, gate.read_facts(x))):
+                    if (index := _item_states(facts.table.data)).states:
+                        sources.append((h, index))
+            if not sources:
+                continue
+            states: dict[bytes, dict[bytes, frozenset[bytes]]] = dict(sources[0][1].states)
+            source_of = dict.fromkeys(states, sources[0][0])
+            for h, index in sources[1:]:  # (an item of several sources keeps the states of each)
+                for name, facets in index.states.items():
+                    source_of.setdefault(name, h)
+                    own = states.setdefault(name, {})
+                    states[name] = {f: own.get(f, frozenset()) | facets.get(f, frozenset()) for f in {*own, *facets}}
+            items = _item_tokens(data, states)
+            if not items:
+                continue
+            for start, end, told_items, told_words in _item_groups(data, items, words):
+                hit = _item_state_repaired(states, told_items, told_words)
+                if hit is None:
+                    continue
+                name, word, facet, allowed = hit
+                h = source_of[name]
+                line = next(ix.lines[name] for s, ix in sources if s == h and name in ix.lines)
+                other = next(((o, s) for o, s in source_of.items() if o != name and states[o].get(facet, frozenset()) & allowed), None)
+                said, clause = name.decode("utf-8", "replace"), data[start:end].strip().decode("utf-8", "replace")
+                word_said = word.decode("utf-8", "replace")
+                elsewhere = "" if other is None else (
+                    f"; {word_said!r} is {other[0].decode('utf-8', 'replace')!r}'s "
+                    f"({next(ix.lines[other[0]] for s, ix in sources if s == other[1] and other[0] in ix.lines).decode('utf-8', 'replace')!r})")
+                self.violate("I1", f"block {block.id!r} tells {said!r} as {word_said!r} ({clause[:160]!r}), which its "
+                             f"source {h!r} does not: its line for {said!r} is {line.decode('utf-8', 'replace')!r}"
+                             f"{elsewhere}: a summary keeps each item's state, action or error with its own item",
+                             block=block.id, value=said,
+                             evidence={"span": [start, end], "item": said, "word": word_said,
+                                       "facet": facet.decode(), "source": h, "line": line.decode("utf-8", "replace"),
+                                       "change": "item_state_repaired"})
                 break
 
     def _check_scoped_values(self, block: Block, handles: list[str], resource_of: dict[str, str],
@@ -16997,6 +17061,339 @@ def _stated_written(kind: str, value: Any, written: list[tuple[frozenset[Any], .
         hour, minute, second, _ = value
         return any((hour, minute, second) in w[2] for w in written)
     return any(value in w[3] for w in written)
+
+
+# --- an item's state told of another (red team 142, F19): _check_item_states_repaired's helpers ---
+# Records that pair an item with its state, read from a source line by line: git status's
+# entries under their section (staged, unstaged, untracked) with their tag (modified, deleted,
+# new file, renamed); terraform's ``# ADDRESS will be created`` (updated in-place, destroyed,
+# replaced); pytest's ``FAILED path::test - KeyError: 'id'`` and ``path::test PASSED``. Each
+# item keeps its states by facet; a summary's word names a facet's states (:data:`_ITEM_STATE_WORDS`).
+class _ItemStates(NamedTuple):
+    """A source's items by every name a summary may give them (a path and its last segment, a
+    resource's address, a test's node id and its function), each with its states by facet and
+    its source line (for a refusal's message)."""
+
+    states: dict[bytes, dict[bytes, frozenset[bytes]]]
+    lines: dict[bytes, bytes]
+
+
+_ITEM_NONE = _ItemStates({}, {})
+_ITEM_STATE_SOURCE_LEADS = (b"Untracked files:", b"Changes not staged for commit:", b"Changes to be committed:",
+                            b" will be ", b" must be replaced", b"::")
+_ITEM_GIT_SECTIONS = {b"Untracked files:": b"untracked", b"Changes not staged for commit:": b"unstaged",
+                      b"Changes to be committed:": b"staged"}
+_ITEM_GIT_TAG = re.compile(rb"(modified|deleted|new file|renamed|typechange):[ \t]+(.+)")
+_ITEM_GIT_TAGS = {b"modified": b"modified", b"deleted": b"deleted", b"new file": b"new", b"renamed": b"renamed",
+                  b"typechange": b"typechange"}
+_ITEM_TF_ACTION = re.compile(rb"[ \t]*# ([\w.\-\[\]\"]+) (?:is tainted, so )?(will be created|will be updated in-place|"
+                             rb"will be destroyed|must be replaced|will be replaced|will be read during apply)")
+_ITEM_TF_ACTIONS = {b"will be created": b"create", b"will be updated in-place": b"update",
+                    b"will be destroyed": b"destroy", b"must be replaced": b"replace",
+                    b"will be replaced": b"replace", b"will be read during apply": b"read"}
+# (a resource's name attributes, quoted, under its ``# ADDRESS will be …`` line: "acme-logs-prod")
+_ITEM_TF_ALIAS = re.compile(rb"[ \t]*[+~-]?[ \t]*(?:bucket|name|identifier|function_name|cluster_identifier|"
+                            rb"table_name|repository_name|domain_name)[ \t]*=[ \t]*\"([^\"\s]{4,})\"")
+_ITEM_TEST_SUMMARY = re.compile(rb"(FAILED|ERROR) ([^\s:]+::[^\s]+)(?: - (.*))?")
+_ITEM_TEST_VERBOSE = re.compile(rb"([^\s:]+::[^\s]+) (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b")
+_ITEM_TEST_OUTCOMES = {b"PASSED": b"passed", b"FAILED": b"failed", b"ERROR": b"error", b"SKIPPED": b"skipped",
+                       b"XFAIL": b"xfailed", b"XPASS": b"xpassed"}
+# an exception's class in a short summary's reason (``KeyError: 'id'``, ``requests.exceptions.ConnectionError``)
+_ITEM_TEST_ERROR = re.compile(rb"(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)(?::|$)")
+_ITEM_ERROR_CLASS = re.compile(rb"(?<![\w.])(?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception))\b")
+_ITEM_NAMES_MAX = 2048  # (a bigger listing's rest is left unread: fail open on those items, bounded work)
+
+
+def _item_add(states: dict[bytes, dict[bytes, set[bytes]]], lines: dict[bytes, bytes], names: Iterable[bytes],
+              facet: bytes, label: bytes, line: bytes) -> None:
+    """Note ``label`` among the ``facet`` states of each of ``names``, and the line that gives it
+    (a test's line naming its error over its verbose line: the one a refusal shows)."""
+    for name in names:
+        if name:
+            states.setdefault(name, {}).setdefault(facet, set()).add(label)
+            if facet == b"test-error" or name not in lines:
+                lines[name] = line.strip()[:160]
+
+
+def _item_path_names(path: bytes) -> tuple[bytes, ...]:
+    path = path.strip()
+    return (path, path.rsplit(b"/", 1)[-1]) if b"/" in path else (path,)
+
+
+@functools.lru_cache(maxsize=256)
+def _item_states(data: bytes) -> _ItemStates:
+    """The items ``data`` pairs with a state (:class:`_ItemStates`), one pass over its lines,
+    each record's pattern matched only at a line its lead opens; cached by the bytes (a
+    session's summaries cite the same sources again and again)."""
+    held = marks_held(data, _ITEM_STATE_SOURCE_LEADS)
+    if True not in held:
+        return _ITEM_NONE
+    git, tf = held[0] or held[1] or held[2], held[3] or held[4]
+    test = held[5] and (b"FAILED" in data or b"PASSED" in data or b"ERROR" in data)
+    if not (git or tf or test):
+        return _ITEM_NONE
+    states: dict[bytes, dict[bytes, set[bytes]]] = {}
+    lines: dict[bytes, bytes] = {}
+    section = b""
+    resource: tuple[bytes, ...] = ()
+    for line in data.split(b"\n"):
+        if len(states) > _ITEM_NAMES_MAX:
+            break
+        if git:
+            if section:
+                if line[:1] in (b"\t", b" ") and line.strip():
+                    entry = line.strip()
+                    if entry.startswith(b"("):
+                        continue
+                    tag = _ITEM_GIT_TAG.match(entry)
+                    if tag is not None:
+                        label, entry = _ITEM_GIT_TAGS[tag[1]], tag[2]
+                    else:
+                        label = b"untracked" if section == b"untracked" else b""
+                    paths = entry.split(b" -> ") if label == b"renamed" else [entry]
+                    names = [n for p in paths for n in _item_path_names(p) if b" " not in n and b'"' not in n]
+                    _item_add(states, lines, names, b"git-section", section, line)
+                    if label:
+                        _item_add(states, lines, names, b"git-tag", label, line)
+                    continue
+                if not line.strip():
+                    continue
+                section = b""
+            head = line.rstrip()
+            if head in _ITEM_GIT_SECTIONS:
+                section = _ITEM_GIT_SECTIONS[head]
+                continue
+        if tf and b"#" in line and (m := _ITEM_TF_ACTION.match(line)) is not None:
+            address = m[1].replace(b'"', b"")
+            bare = address.split(b"[", 1)[0]
+            names = {address, bare}
+            if bare.startswith(b"module."):
+                names.add(b".".join(bare.split(b".")[-2:]))
+            resource = tuple(names)
+            _item_add(states, lines, resource, b"tf-action", _ITEM_TF_ACTIONS[m[2]], line)
+            continue
+        if tf and resource and b'"' in line and (m := _ITEM_TF_ALIAS.match(line)) is not None:
+            for label in list(states[resource[0]][b"tf-action"]):  # (the bucket's name: its resource's action)
+                _item_add(states, lines, (m[1],), b"tf-action", label, lines[resource[0]])
+            continue
+        if test and b"::" in line:
+            if (m := _ITEM_TEST_SUMMARY.match(line)) is not None:
+                node, outcome, reason = m[2], _ITEM_TEST_OUTCOMES[m[1]], m[3]
+            elif (m := _ITEM_TEST_VERBOSE.match(line)) is not None:
+                node, outcome, reason = m[1], _ITEM_TEST_OUTCOMES[m[2]], None
+            else:
+                continue
+            func = node.rsplit(b"::", 1)[-1]
+            names = (node, func, func.split(b"[", 1)[0])
+            _item_add(states, lines, names, b"test-outcome", outcome, line)
+            if reason is not None:
+                reason = reason.strip()
+                if reason.startswith(b"assert "):
+                    error = b"AssertionError"
+                elif (e := _ITEM_TEST_ERROR.match(reason)) is not None:
+                    error = e[1]
+                else:
+                    continue
+                _item_add(states, lines, names, b"test-error", error, line)
+    return _ItemStates({k: {f: frozenset(v) for f, v in d.items()} for k, d in states.items()}, lines)
+
+
+# A summary's words for an item's state, each with the facet it tells and the states it allows
+# there (a word tells only an item that has its facet: "deleted" of a git status entry is its
+# tag, of a terraform resource its action). "not staged" is unstaged or untracked; "new file" an
+# added or untracked one; a replaced resource is destroyed and created. Words a summary uses for
+# anything ("changed", "new", "error") are none of them.
+_ITEM_WORD_FACETS: dict[bytes, tuple[tuple[bytes, frozenset[bytes]], ...]] = {}
+
+
+def _item_words(words: Iterable[bytes], *facets: tuple[bytes, tuple[bytes, ...]]) -> None:
+    for word in words:
+        _ITEM_WORD_FACETS[word] = (*_ITEM_WORD_FACETS.get(word, ()), *((f, frozenset(s)) for f, s in facets))
+
+
+_item_words((b"untracked", b"not tracked", b"unversioned"), (b"git-section", (b"untracked",)))
+_item_words((b"staged", b"to be committed", b"staged for commit"), (b"git-section", (b"staged",)))
+_item_words((b"unstaged", b"not staged", b"not yet staged", b"not been staged"),
+            (b"git-section", (b"unstaged", b"untracked")))
+_item_words((b"modified", b"modification", b"modifications", b"edited"), (b"git-tag", (b"modified",)))
+_item_words((b"new file",), (b"git-tag", (b"new", b"untracked")))
+_item_words((b"renamed",), (b"git-tag", (b"renamed",)))
+_item_words((b"deleted", b"removed"), (b"git-tag", (b"deleted",)))
+_item_words((b"create", b"creates", b"created", b"creating", b"add", b"adds", b"added", b"adding", b"provision",
+             b"provisions", b"provisioned"), (b"tf-action", (b"create", b"replace")))
+_item_words((b"update", b"updates", b"updated", b"updating", b"modify", b"modifies", b"modified", b"modifying",
+             b"in-place", b"in place"), (b"tf-action", (b"update",)))
+_item_words((b"destroy", b"destroys", b"destroyed", b"destroying", b"delete", b"deletes", b"deleted", b"deleting",
+             b"remove", b"removes", b"removed", b"removing"), (b"tf-action", (b"destroy", b"replace")))
+_item_words((b"replace", b"replaces", b"replaced", b"replacing", b"recreate", b"recreates", b"recreated",
+             b"recreating"), (b"tf-action", (b"replace",)))
+_item_words((b"pass", b"passes", b"passed", b"passing", b"succeeds", b"succeeded"),
+            (b"test-outcome", (b"passed", b"xpassed")))
+_item_words((b"fail", b"fails", b"failed", b"failing", b"failure", b"failures"),
+            (b"test-outcome", (b"failed", b"error", b"xfailed")))
+_item_words((b"errored",), (b"test-outcome", (b"error", b"failed")))
+_item_words((b"skipped", b"skips"), (b"test-outcome", (b"skipped",)))
+_ITEM_WORD = re.compile(rb"(?i)(?<![\w./-])(" + b"|".join(
+    re.escape(w).replace(rb"\ ", rb"[ \t]+") for w in sorted(_ITEM_WORD_FACETS, key=len, reverse=True)) +
+    rb")(?![\w/-])|(?<![\w])(?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception))\b")
+# (the blocks worth reading: one of those words' lead bytes, in either case where a list opens)
+_ITEM_WORD_LEADS = (b"tracked", b"taged", b"committed", b"odif", b"dited", b"enamed", b"elete", b"emove", b"ew file",
+                    b"reat", b"pdat", b"estroy", b"eplac", b"place", b" add", b"Add", b"rovision", b"pass", b"Pass",
+                    b"ucceed", b"ail", b"rrored", b"kip", b"Error", b"Exception")
+# a word before a state's in its clause that leaves it no state told of the item: a negation
+# ("not KeyError but …", "nothing is destroyed"), a need or a hint ("needs to be staged")
+_ITEM_WORD_UNTOLD = re.compile(rb"(?i)(?<![\w])(?:not|no|never|none|nothing|neither|nor|without|instead|rather|"
+                               rb"need|needs|should|must|can|could|would|may|might|if|unless|once|until|before|"
+                               rb"after|whether|run|use|expected|expect|expects|want|zero)(?![\w])|n't|(?<![\w.])0(?![\w.])")
+# where a clause ends: a sentence's end, a list's comma, a conjunction ("X is modified and Y untracked")
+_ITEM_SENTENCE_CUT = re.compile(rb"[;!?\n]|\.(?=[ \t\r\n]|\Z)")
+_ITEM_CLAUSE_CUT = re.compile(rb"[;!?\n,]|\.(?=[ \t\r\n]|\Z)|(?i:(?<![\w])(?:and|but|while|whereas|plus|"
+                              rb"as[ \t]+well[ \t]+as)(?![\w]))")
+# a name a summary may give an item: a path, an address, a node id (a blank, a quote or a bracket ends it)
+_ITEM_TOKEN = re.compile(rb"[\w./:\[\]@-]*[\w\]]")
+
+
+def _item_tokens(data: bytes, states: dict[bytes, Any]) -> list[tuple[int, int, bytes]]:
+    """The items ``data`` names (by a name ``states`` holds), each as (start, end, name)."""
+    found: list[tuple[int, int, bytes]] = []
+    for m in _ITEM_TOKEN.finditer(data):
+        token = m[0]
+        name = token if token in states else token.rstrip(b".:") if token.rstrip(b".:") in states else None
+        if name is None and b"::" in token and (last := token.rsplit(b"::", 1)[-1]) in states:
+            name = last
+        if name is None and b"[" in token and (bare := token.split(b"[", 1)[0]) in states:
+            name = bare
+        if name is not None:
+            found.append((m.start(), m.end(), name))
+    return found
+
+
+def _item_words_told(data: bytes) -> list[tuple[int, int, bytes, tuple[tuple[bytes, frozenset[bytes]], ...]]]:
+    """The state words ``data`` tells (:data:`_ITEM_WORD`), each as (start, end, word, its
+    facets); an exception's class is a test's error."""
+    told = []
+    for m in _ITEM_WORD.finditer(data):
+        if m[1] is not None:
+            word = b" ".join(m[1].lower().split())
+            told.append((m.start(), m.end(), word, _ITEM_WORD_FACETS[word]))
+        else:
+            told.append((m.start(), m.end(), m[2], ((b"test-error", frozenset((m[2],))),)))
+    return told
+
+
+def _item_groups(data: bytes, items: list[tuple[int, int, bytes]], words: list[tuple[int, int, bytes, Any]]
+                 ) -> list[tuple[int, int, list[tuple[int, int, bytes]], list[tuple[int, int, bytes, Any]]]]:
+    """The clauses of ``data`` that tell items with states, as (start, end, items, words): a
+    clause (cut at a sentence's end, a comma, "and", "but", "while") naming both; with the
+    items listed before it at its sentence's start when its item comes first ("X and Y are
+    modified"), those listed after it when its state comes first ("Modified: X, Y"; "two
+    modified files, X and Y"), and the states listed right after it ("X and Y fail with
+    KeyError and AttributeError"). Only a clause of items alone joins another ("the deletion
+    of Y" is no item of a list); a sentence with "respectively" is left be, and so are the
+    items listed after an item's own clause ("X is untracked, Y and Z are modified": Y)."""
+    cuts = [(m.start(), m.end(), _ITEM_SENTENCE_CUT.match(m[0]) is not None) for m in _ITEM_CLAUSE_CUT.finditer(data)]
+    clauses: list[tuple[int, int, bool, list[tuple[int, int, bytes]], list[tuple[int, int, bytes, Any]]]] = []
+    start, new_sentence, i, w = 0, True, 0, 0
+    for cut_start, cut_end, sentence in [*cuts, (len(data), len(data), True)]:
+        held_items, held_words = [], []
+        while i < len(items) and items[i][0] < cut_start:
+            held_items.append(items[i])
+            i += 1
+        while w < len(words) and words[w][0] < cut_start:
+            if words[w][1] <= cut_start and _ITEM_WORD_UNTOLD.search(data, start, words[w][0]) is None:
+                held_words.append(words[w])
+            w += 1
+        clauses.append((start, cut_start, new_sentence, held_items, held_words))
+        start, new_sentence = cut_end, sentence
+    stops, stop = [0] * len(clauses), len(data)
+    for n in range(len(clauses) - 1, -1, -1):  # (where each clause's sentence ends: one pass back)
+        stops[n] = stop
+        if clauses[n][2]:
+            stop = clauses[n][0]
+    groups: list[Any] = []
+    group: Any = None
+    pending: list[tuple[int, int, bytes]] = []
+    grouped = skip = False
+    for n, (start, end, opens, held_items, held_words) in enumerate(clauses):
+        if opens:
+            group, pending, grouped = None, [], False
+            skip = b"respective" in data[start:stops[n]]
+        if skip:
+            continue
+        if held_items and held_words:
+            state_first = held_words[0][0] < held_items[0][0]
+            group = [start, end, ([] if state_first else pending) + held_items, list(held_words), state_first]
+            groups.append(group)
+            pending, grouped = [], True
+        elif held_items and not _item_clause_bare(data, start, end, held_items):
+            group, pending = None, []
+        elif held_items:
+            if group is not None and group[4]:
+                group[2].extend(held_items)
+                group[1] = end
+            elif not grouped:
+                pending.extend(held_items)
+            else:
+                group = None
+        elif held_words:
+            following = clauses[n + 1] if n + 1 < len(clauses) else None
+            if following is not None and not following[2] and following[3] and not following[4]:
+                group = [start, end, [], list(held_words), True]
+                groups.append(group)
+                grouped = True
+            elif group is not None:
+                group[3].extend(held_words)
+                group[1] = end
+            pending = []
+        else:
+            group, pending = None, []
+    return [(g[0], g[1], g[2], g[3]) for g in groups if g[2]]
+
+
+# the words a clause listing items alone may hold beside them ("the file X", "both X", "X too")
+_ITEM_LIST_WORDS = frozenset((b"the", b"file", b"files", b"and", b"or", b"also", b"both", b"too", b"as", b"well",
+                              b"plus", b"resource", b"resources", b"test", b"tests"))
+_ITEM_LETTERS = re.compile(rb"[A-Za-z]+")
+
+
+def _item_clause_bare(data: bytes, start: int, end: int, items: list[tuple[int, int, bytes]]) -> bool:
+    """Does the clause ``data[start:end]`` hold its ``items`` alone (and :data:`_ITEM_LIST_WORDS`)?"""
+    at = start
+    for a, b, _ in items:
+        if any(w.lower() not in _ITEM_LIST_WORDS for w in _ITEM_LETTERS.findall(data, at, a)):
+            return False
+        at = b
+    return all(w.lower() in _ITEM_LIST_WORDS for w in _ITEM_LETTERS.findall(data, at, end))
+
+
+def _item_state_repaired(states: dict[bytes, dict[bytes, frozenset[bytes]]], items: list[tuple[int, int, bytes]],
+                         words: list[tuple[int, int, bytes, Any]]
+                         ) -> tuple[bytes, bytes, bytes, frozenset[bytes]] | None:
+    """Whether a clause's ``words`` tell one of its ``items`` a state its source does not give
+    it (each item's states by facet, :func:`_item_states`): a facet's one word must hold of
+    every item of that facet; several words of a facet (a list told respectively) each of one
+    item at least. The (item, word, facet, the states the word allows) refused, or None. A facet an item has no state of is not
+    asked (an item a source lists no state of, a test whose reason names no class)."""
+    names = list(dict.fromkeys(name for _, _, name in items))
+    by_facet: dict[bytes, list[tuple[bytes, frozenset[bytes]]]] = {}
+    for _, _, word, facets in words:
+        for facet, allowed in facets:
+            if any(facet in states[name] for name in names):
+                told = by_facet.setdefault(facet, [])
+                if all(allowed != a for _, a in told):
+                    told.append((word, allowed))
+    for facet, told in by_facet.items():
+        held = [(name, states[name][facet]) for name in names if facet in states[name]]
+        if len(told) == 1:
+            word, allowed = told[0]
+            for name, own in held:
+                if not own & allowed:
+                    return name, word, facet, allowed
+        else:
+            for word, allowed in told:
+                if not any(own & allowed for _, own in held):
+                    return held[0][0], word, facet, allowed
+    return None
 
 
 # -- identifiers re-paired in a summary (red team 138, F02) ------------------------------------
