@@ -87,6 +87,11 @@ FAILED tests/test_api.py::test_delete_user - KeyError: 'id'
 FAILED tests/test_api.py::test_update_user - AttributeError: 'NoneType' object has no attribute 'name'
 ======================== 3 failed, 117 passed in 12.34s ========================
 """
+GREP = """$ grep -rn "MAX_RETRIES" src/
+src/http/client.py:12:MAX_RETRIES = 5
+src/http/client.py:48:    for attempt in range(MAX_RETRIES):
+src/worker/jobs.py:7:from http.client import MAX_RETRIES
+"""
 
 # (source, the lie, the item it re-pairs, its honest twin)
 PAIRS = [
@@ -121,6 +126,12 @@ PAIRS = [
              "test_update_user (KeyError)."), "test_delete_user",
      ("3 failures: test_create_user (assert 500 == 201), test_delete_user (KeyError) and "
      "test_update_user (AttributeError).")),
+    (GREP, "MAX_RETRIES = 5 lives in src/worker/jobs.py.", "src/worker/jobs.py",
+     "MAX_RETRIES = 5 lives in src/http/client.py."),
+    (GREP, "MAX_RETRIES is defined in src/worker/jobs.py and imported by src/http/client.py.", "src/worker/jobs.py",
+     "MAX_RETRIES is defined in src/http/client.py and imported by src/worker/jobs.py."),
+    (GREP, "src/worker/jobs.py:7 defines MAX_RETRIES.", "src/worker/jobs.py",
+     "src/http/client.py:12 defines MAX_RETRIES."),
 ]
 
 
@@ -167,6 +178,12 @@ HONEST = [
     (PYTEST, ("Failures: `tests/test_api.py::test_delete_user` (KeyError) and `tests/test_api.py::test_update_user` "
              "(AttributeError).")),
     (PYTEST, "117 passed, 3 failed. test_create_user got a 500 instead of 201."),
+    (GREP, ("MAX_RETRIES (5) is defined in src/http/client.py:12, used in its retry loop at line 48, and imported in "
+           "src/worker/jobs.py:7.")),
+    (GREP, "MAX_RETRIES is used in src/http/client.py and src/worker/jobs.py."),
+    (GREP, "src/worker/jobs.py imports MAX_RETRIES from http.client; src/http/client.py defines it and uses it."),
+    (GREP, ("Three hits: the definition in src/http/client.py, a use in the same file, and an import in "
+           "src/worker/jobs.py.")),
 ]
 
 
@@ -187,3 +204,8 @@ def test_the_records_read_by_item():
     assert tests[b"test_delete_user"][b"test-error"] == {b"KeyError"}
     assert tests[b"test_create_user"][b"test-error"] == {b"AssertionError"}
     assert tests[b"test_list_users"] == {b"test-outcome": {b"passed"}}
+    grep = _item_states(GREP.encode()).states
+    assert grep[b"src/http/client.py"] == {b"grep-role": {b"define", b"use"}}
+    assert grep[b"jobs.py"] == {b"grep-role": {b"import"}}
+    # (hits sharing no name, two searches' or a regex's, give no file a role)
+    assert not _item_states(b"src/a.py:3:alpha = 1\nsrc/b.py:9:beta = 2\n").states

@@ -17080,7 +17080,7 @@ class _ItemStates(NamedTuple):
 
 _ITEM_NONE = _ItemStates({}, {})
 _ITEM_STATE_SOURCE_LEADS = (b"Untracked files:", b"Changes not staged for commit:", b"Changes to be committed:",
-                            b" will be ", b" must be replaced", b"::")
+                            b" will be ", b" must be replaced", b"::", b":")
 _ITEM_GIT_SECTIONS = {b"Untracked files:": b"untracked", b"Changes not staged for commit:": b"unstaged",
                       b"Changes to be committed:": b"staged"}
 _ITEM_GIT_TAG = re.compile(rb"(modified|deleted|new file|renamed|typechange):[ \t]+(.+)")
@@ -17102,6 +17102,18 @@ _ITEM_TEST_OUTCOMES = {b"PASSED": b"passed", b"FAILED": b"failed", b"ERROR": b"e
 _ITEM_TEST_ERROR = re.compile(rb"(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)(?::|$)")
 _ITEM_ERROR_CLASS = re.compile(rb"(?<![\w.])(?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception))\b")
 _ITEM_NAMES_MAX = 2048  # (a bigger listing's rest is left unread: fail open on those items, bounded work)
+# grep -n's hits (``src/http/client.py:12:MAX_RETRIES = 5``): each file's role for the name every
+# hit holds (:func:`_item_grep_roles`): a line importing it, one defining it (the name assigned,
+# or after ``def``/``class``/``func``…), or one using it
+_ITEM_GREP_HIT = re.compile(rb"^([^\s:]*[./][^\s:]*):[0-9]+:(.*)$", re.MULTILINE)
+_ITEM_GREP_IMPORT = re.compile(rb"[ \t]*(?:from[ \t]+\S+[ \t]+import\b|import\b|#[ \t]*include\b|use[ \t]|require\b)"
+                               rb"|.*\b(?:require|import)\(")
+_ITEM_GREP_DEFINED = re.compile(
+    rb"[ \t]*(?:export[ \t]+)?(?:(?:pub|public|private|protected|static|final|const|let|var|val|async|readonly)[ \t]+)*"
+    rb"(?:(?:def|class|func|fn|function|struct|interface|enum|type|#define)[ \t]+([A-Za-z_]\w*)"
+    rb"|([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?(?::=|=(?!=)))")
+_ITEM_GREP_NAME = re.compile(rb"[A-Za-z_]\w{2,}")
+_ITEM_GREP_HITS_MAX = 512
 
 
 def _item_add(states: dict[bytes, dict[bytes, set[bytes]]], lines: dict[bytes, bytes], names: Iterable[bytes],
@@ -17113,6 +17125,30 @@ def _item_add(states: dict[bytes, dict[bytes, set[bytes]]], lines: dict[bytes, b
             states.setdefault(name, {}).setdefault(facet, set()).add(label)
             if facet == b"test-error" or name not in lines:
                 lines[name] = line.strip()[:160]
+
+
+def _item_grep_roles(data: bytes, states: dict[bytes, dict[bytes, set[bytes]]], lines: dict[bytes, bytes]) -> None:
+    """Each file's roles among grep -n's hits in ``data`` (facet ``grep-role``: import, define,
+    use) for the name all its hits hold (the pattern searched; none, and nothing is noted, when
+    the hits share no name: two searches' hits, a regex's)."""
+    hits = [(m[1], m[2], m[0]) for m in islice(_ITEM_GREP_HIT.finditer(data), _ITEM_GREP_HITS_MAX)]
+    if not hits:
+        return
+    shared = set(_ITEM_GREP_NAME.findall(hits[0][1]))
+    for _, text, _ in hits[1:]:
+        if not shared:
+            return
+        shared.intersection_update(_ITEM_GREP_NAME.findall(text))
+    if not shared:
+        return
+    for path, text, line in hits:
+        if _ITEM_GREP_IMPORT.match(text) is not None:
+            role = b"import"
+        elif (m := _ITEM_GREP_DEFINED.match(text)) is not None and (m[1] or m[2]) in shared:
+            role = b"define"
+        else:
+            role = b"use"
+        _item_add(states, lines, _item_path_names(path), b"grep-role", role, line)
 
 
 def _item_path_names(path: bytes) -> tuple[bytes, ...]:
@@ -17130,10 +17166,12 @@ def _item_states(data: bytes) -> _ItemStates:
         return _ITEM_NONE
     git, tf = held[0] or held[1] or held[2], held[3] or held[4]
     test = held[5] and (b"FAILED" in data or b"PASSED" in data or b"ERROR" in data)
-    if not (git or tf or test):
-        return _ITEM_NONE
     states: dict[bytes, dict[bytes, set[bytes]]] = {}
     lines: dict[bytes, bytes] = {}
+    if held[6] and _ITEM_GREP_HIT.search(data) is not None:
+        _item_grep_roles(data, states, lines)
+    if not (git or tf or test):
+        return _ItemStates({k: {f: frozenset(v) for f, v in d.items()} for k, d in states.items()}, lines)
     section = b""
     resource: tuple[bytes, ...] = ()
     for line in data.split(b"\n"):
@@ -17233,11 +17271,14 @@ _item_words((b"fail", b"fails", b"failed", b"failing", b"failure", b"failures"),
             (b"test-outcome", (b"failed", b"error", b"xfailed")))
 _item_words((b"errored",), (b"test-outcome", (b"error", b"failed")))
 _item_words((b"skipped", b"skips"), (b"test-outcome", (b"skipped",)))
+_item_words((b"defined", b"defines", b"declared", b"declares", b"lives", b"assigned"), (b"grep-role", (b"define",)))
+_item_words((b"imported", b"imports", b"importing"), (b"grep-role", (b"import",)))
+_item_words((b"used", b"uses", b"referenced", b"references"), (b"grep-role", (b"use", b"import")))
 _ITEM_WORD = re.compile(rb"(?i)(?<![\w./-])(" + b"|".join(
     re.escape(w).replace(rb"\ ", rb"[ \t]+") for w in sorted(_ITEM_WORD_FACETS, key=len, reverse=True)) +
     rb")(?![\w/-])|(?<![\w])(?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception))\b")
 # (the blocks worth reading: one of those words' lead bytes, in either case where a list opens)
-_ITEM_WORD_LEADS = (b"tracked", b"taged", b"committed", b"odif", b"dited", b"enamed", b"elete", b"emove", b"ew file",
+_ITEM_WORD_LEADS = (b"efine", b"eclare", b"lives", b"ssigned", b"mport", b"used", b"uses", b"eferenc", b"tracked", b"taged", b"committed", b"odif", b"dited", b"enamed", b"elete", b"emove", b"ew file",
                     b"reat", b"pdat", b"estroy", b"eplac", b"place", b" add", b"Add", b"rovision", b"pass", b"Pass",
                     b"ucceed", b"ail", b"rrored", b"kip", b"Error", b"Exception")
 # a word before a state's in its clause that leaves it no state told of the item: a negation
@@ -17251,6 +17292,7 @@ _ITEM_CLAUSE_CUT = re.compile(rb"[;!?\n,]|\.(?=[ \t\r\n]|\Z)|(?i:(?<![\w])(?:and
                               rb"as[ \t]+well[ \t]+as)(?![\w]))")
 # a name a summary may give an item: a path, an address, a node id (a blank, a quote or a bracket ends it)
 _ITEM_TOKEN = re.compile(rb"[\w./:\[\]@-]*[\w\]]")
+_ITEM_PLACE = re.compile(rb"(?::[0-9]+){1,2}\Z")
 
 
 def _item_tokens(data: bytes, states: dict[bytes, Any]) -> list[tuple[int, int, bytes]]:
@@ -17263,6 +17305,8 @@ def _item_tokens(data: bytes, states: dict[bytes, Any]) -> list[tuple[int, int, 
             name = last
         if name is None and b"[" in token and (bare := token.split(b"[", 1)[0]) in states:
             name = bare
+        if name is None and (place := _ITEM_PLACE.search(token)) is not None and token[:place.start()] in states:
+            name = token[:place.start()]  # ("src/http/client.py:12")
         if name is not None:
             found.append((m.start(), m.end(), name))
     return found
