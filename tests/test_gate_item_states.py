@@ -87,6 +87,16 @@ FAILED tests/test_api.py::test_delete_user - KeyError: 'id'
 FAILED tests/test_api.py::test_update_user - AttributeError: 'NoneType' object has no attribute 'name'
 ======================== 3 failed, 117 passed in 12.34s ========================
 """
+PYTEST_CAUSE = """=================================== FAILURES ===================================
+__________________________________ test_fetch __________________________________
+    def test_fetch():
+>       resp = requests.get("http://localhost:8000/items")
+E       ConnectionRefusedError: [Errno 111] Connection refused
+E   requests.exceptions.ConnectionError: HTTPConnectionPool(host='localhost', port=8000)
+=========================== short test summary info ============================
+FAILED tests/test_client.py::test_fetch - requests.exceptions.ConnectionError: HTTPConnectionPool(host='localhost', port=8000)
+FAILED tests/test_client.py::test_parse - ValueError: bad json
+"""
 GREP = """$ grep -rn "MAX_RETRIES" src/
 src/http/client.py:12:MAX_RETRIES = 5
 src/http/client.py:48:    for attempt in range(MAX_RETRIES):
@@ -99,20 +109,19 @@ PAIRS = [
      "src/cache.py is modified and notes.txt is untracked."),
     (GIT_STATUS, "src/cache.py is staged; tests/test_cache.py is modified.", "src/cache.py",
      "src/cache.py is not staged; tests/test_cache.py is modified."),
-    (GIT_STATUS, "Untracked: src/cache.py. Modified: notes.txt, tests/test_cache.py.", "src/cache.py",
+    (GIT_STATUS, "Untracked: src/cache.py, notes.txt.", "src/cache.py",
      "Untracked: notes.txt. Modified: src/cache.py, tests/test_cache.py."),
     (GIT_STATUS, "notes.txt and tests/test_cache.py are untracked.", "tests/test_cache.py",
      "notes.txt is untracked, and tests/test_cache.py is modified."),
     (GIT_STATUS, "There is one untracked file, src/cache.py, and a modified one, notes.txt.", "src/cache.py",
      "There is one untracked file, notes.txt, and a modified one, src/cache.py."),
-    (GIT_STAGED, "src/api/legacy.py is a new file staged for commit.", "src/api/legacy.py",
-     "src/api/routes.py is a new file staged for commit."),
-    (GIT_STAGED, "README.md was deleted and src/api/legacy.py modified.", "README.md",
-     "README.md was modified and src/api/legacy.py deleted."),
+    (GIT_STAGED, "README.md is staged for commit.", "README.md", "src/api/routes.py is staged for commit."),
+    (GIT_STAGED, "README.md is staged; src/api/legacy.py is unstaged.", "README.md",
+     "README.md is unstaged; src/api/legacy.py is staged."),
     (TERRAFORM, "terraform plan will create aws_instance.web and update the S3 bucket acme-logs-prod.",
      "aws_instance.web", "terraform plan will update aws_instance.web and create the S3 bucket acme-logs-prod."),
     (TERRAFORM, "The plan destroys aws_s3_bucket.logs.", "aws_s3_bucket.logs", "The plan creates aws_s3_bucket.logs."),
-    (TERRAFORM, "The plan replaces aws_instance.web (t3.micro -> t3.small).", "aws_instance.web",
+    (TERRAFORM, "The plan recreates aws_instance.web (t3.micro -> t3.small).", "aws_instance.web",
      "The plan updates aws_instance.web in place (t3.micro -> t3.small)."),
     (TERRAFORM, "The S3 bucket acme-logs-prod is updated in place.", "acme-logs-prod",
      "The S3 bucket acme-logs-prod is created."),
@@ -120,18 +129,18 @@ PAIRS = [
      "test_delete_user fails with KeyError; test_update_user with AttributeError."),
     (PYTEST, "`test_update_user` raised a KeyError: 'id'.", "test_update_user",
      "`test_delete_user` raised a KeyError: 'id'."),
-    (PYTEST, "test_list_users failed and test_create_user passed.", "test_list_users",
-     "test_list_users passed and test_create_user failed."),
     (PYTEST, ("3 failures: test_create_user (assert 500 == 201), test_delete_user (AttributeError) and "
              "test_update_user (KeyError)."), "test_delete_user",
      ("3 failures: test_create_user (assert 500 == 201), test_delete_user (KeyError) and "
      "test_update_user (AttributeError).")),
+    (PYTEST_CAUSE, "test_parse fails with a ConnectionRefusedError.", "test_parse",
+     "test_fetch fails with a ConnectionRefusedError."),
     (GREP, "MAX_RETRIES = 5 lives in src/worker/jobs.py.", "src/worker/jobs.py",
      "MAX_RETRIES = 5 lives in src/http/client.py."),
-    (GREP, "MAX_RETRIES is defined in src/worker/jobs.py and imported by src/http/client.py.", "src/worker/jobs.py",
+    (GREP, "MAX_RETRIES is defined in src/worker/jobs.py and imported by src/http/client.py.", "src/http/client.py",
      "MAX_RETRIES is defined in src/http/client.py and imported by src/worker/jobs.py."),
-    (GREP, "src/worker/jobs.py:7 defines MAX_RETRIES.", "src/worker/jobs.py",
-     "src/http/client.py:12 defines MAX_RETRIES."),
+    (GREP, "src/http/client.py:12 imports MAX_RETRIES.", "src/http/client.py",
+     "src/worker/jobs.py:7 imports MAX_RETRIES."),
 ]
 
 
@@ -180,6 +189,8 @@ HONEST = [
     (PYTEST, "117 passed, 3 failed. test_create_user got a 500 instead of 201."),
     (GREP, ("MAX_RETRIES (5) is defined in src/http/client.py:12, used in its retry loop at line 48, and imported in "
            "src/worker/jobs.py:7.")),
+    (PYTEST_CAUSE, "test_fetch fails with requests.exceptions.ConnectionError; test_parse with ValueError."),
+    (PYTEST_CAUSE, "test_fetch: ConnectionError (the server on port 8000 refused the connection); test_parse: ValueError."),
     (GREP, "MAX_RETRIES is used in src/http/client.py and src/worker/jobs.py."),
     (GREP, "src/worker/jobs.py imports MAX_RETRIES from http.client; src/http/client.py defines it and uses it."),
     (GREP, ("Three hits: the definition in src/http/client.py, a use in the same file, and an import in "
