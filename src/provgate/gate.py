@@ -6060,7 +6060,8 @@ class _Check:
         if not derived or True not in (held := marks_held(joined, _ITEM_WORD_LEADS)):
             return
         leads = tuple(lead for lead, h in zip(_ITEM_WORD_LEADS, held) if h)
-        asked = sorted({bisect.bisect_right(ends, at) for lead in leads for at in _item_lead_places(joined, lead)})
+        asked = sorted({bisect.bisect_right(ends, at) for lead in leads
+                        for at in _item_lead_places(joined, lead, _ITEM_LEADS_JOINED)})
         gate = self.gate
         post_blocks = self.post.blocks
         keys, known = gate._handle_key, _ITEM_STATES_BY_KEY
@@ -17382,18 +17383,18 @@ _ITEM_PHRASE_BEFORE = re.compile(rb"(?<![\w])((?i:not(?:[ \t]+(?:yet|been))?))[ 
 _ITEM_PHRASE_AFTER = re.compile(rb"[ \t]+((?i:for[ \t]+commit))\b")
 
 
-def _item_lead_places(data: bytes, lead: bytes) -> Iterator[int]:
-    """Where ``lead`` stands in ``data``, at most _ITEM_LEADS_READ times (a longer block's rest
-    is left unread: bounded work)."""
+def _item_lead_places(data: bytes, lead: bytes, most: int = 256) -> Iterator[int]:
+    """Where ``lead`` stands in ``data``, at most ``most`` times (a block's, or the summaries
+    joined's, rest is left unread: bounded work, fail open)."""
     at = data.find(lead)
-    for _ in range(_ITEM_LEADS_READ):
+    for _ in range(most):
         if at < 0:
             return
         yield at
         at = data.find(lead, at + 1)
 
 
-_ITEM_LEADS_READ = 256
+_ITEM_LEADS_JOINED = 1 << 14
 
 
 def _item_sentences(data: bytes, words: list[tuple[Any, ...]]) -> list[tuple[int, int]]:
