@@ -121,7 +121,7 @@ PAIRS = [
     (TERRAFORM, "terraform plan will create aws_instance.web and update the S3 bucket acme-logs-prod.",
      "aws_instance.web", "terraform plan will update aws_instance.web and create the S3 bucket acme-logs-prod."),
     (TERRAFORM, "The plan destroys aws_s3_bucket.logs.", "aws_s3_bucket.logs", "The plan creates aws_s3_bucket.logs."),
-    (TERRAFORM, "The plan recreates aws_instance.web (t3.micro -> t3.small).", "aws_instance.web",
+    (TERRAFORM, "The plan destroys aws_instance.web (t3.micro -> t3.small).", "aws_instance.web",
      "The plan updates aws_instance.web in place (t3.micro -> t3.small)."),
     (TERRAFORM, "The S3 bucket acme-logs-prod is updated in place.", "acme-logs-prod",
      "The S3 bucket acme-logs-prod is created."),

@@ -17300,14 +17300,15 @@ _item_words((b"unstaged", b"not staged", b"not yet staged", b"not been staged"),
 _item_words((b"create", b"creates", b"created", b"creating"), (b"tf-action", (b"create", b"replace")))
 _item_words((b"update", b"updates", b"updated", b"updating"), (b"tf-action", (b"update",)))
 _item_words((b"destroy", b"destroys", b"destroyed", b"destroying"), (b"tf-action", (b"destroy", b"replace")))
-_item_words((b"recreate", b"recreates", b"recreated", b"recreating"), (b"tf-action", (b"replace",)))
 _item_words((b"lives",), (b"grep-role", (b"define",)))
 _item_words((b"imported", b"imports", b"importing"), (b"grep-role", (b"import",)))
-# the bytes each of those words holds (in either case, where a list opens it: "Untracked:"), and
-# an exception's class (a test's error): a summary is read only where one stands. Each is a native
-# search of the summaries joined (eleven cost the standard summarize 0.16M instructions, these
-# eight ~0.08M): "modified", "defined", "deleted", "added", "passed" and the like are left unread
-_ITEM_WORD_LEADS = (b"track", b"staged", b"creat", b"pdat", b"troy", b"live", b"mport", b"Error")
+# the bytes each of those words holds (in either case, where a list opens it: "Untracked:"; a verb
+# after a blank: "update_request" holds no lead), and an exception's class (a test's error): a
+# summary is read only where one stands. Each is a native search of the summaries joined (eleven
+# cost the standard summarize 0.16M instructions, these eight ~0.08M; a lead standing in a name
+# there cost as much again, to find its places): "modified", "defined", "deleted", "added",
+# "passed" and the like are left unread
+_ITEM_WORD_LEADS = (b"track", b"staged", b" creat", b" updat", b"troy", b"live", b"mport", b"Error")
 # a summary's word (a name's part, a path's or an identifier's, is none: "update_request")
 _ITEM_WORD_TOKEN = re.compile(rb"(?<![\w./-])[A-Za-z]+(?:-[A-Za-z]+)*(?![\w/]|-\w)")
 # a word before a state's in its clause that leaves it no state told of the item: a negation
@@ -17353,7 +17354,7 @@ def _item_words_told(data: bytes, leads: tuple[bytes, ...]
     vocabulary = _ITEM_WORD_FACETS
     for lead in leads:
         for at in _item_lead_places(data, lead):
-            start = at
+            at = start = at + (lead[0] == 0x20)
             while start and data[start - 1] in _ITEM_LETTER_BYTES:
                 start -= 1
             if start in told:
