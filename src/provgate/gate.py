@@ -3863,6 +3863,7 @@ class _Check:
             self._timed("I1", self._check_line_numbers_bound)
             if not lossless:
                 self._timed("I1", self._check_frames_repaired)
+                self._timed("I1", self._check_item_states_repaired)
             self._timed("I1" if not lossless else "I2", self._check_requirements_with_extras)
             self._timed("I2", self._check_purity if lossless else self._check_reachability)
             if lossless:
@@ -6037,6 +6038,80 @@ class _Check:
                                        "line": None if line is None else line.decode(), "source": h,
                                        "frame": own.text, "other_frame": other.text,
                                        "change": "frame_repaired"})
+                break
+
+    def _check_item_states_repaired(self) -> None:
+        """A derived block keeps each item's state, action or error with its own item: a source
+        line pairs an item with its state (git status's entry under its section and tag,
+        terraform's ``# aws_instance.web will be updated in-place``, pytest's ``FAILED
+        path::test_delete_user - KeyError: 'id'``, grep -n's hit defining, importing or using
+        the name searched: :func:`_item_states`), and the item and the state word were each
+        grounded wherever they stood, so "src/cache.py is untracked and notes.txt is modified",
+        "the plan destroys aws_s3_bucket.logs" of one it creates, two tests' errors swapped and
+        "MAX_RETRIES = 5 lives in src/worker/jobs.py" of the file importing it were accepted
+        (red team 142, F19). Refused where a clause (:func:`_item_groups`) tells an item a
+        state word (:data:`_ITEM_WORD_FACETS`) that none of its states in the block's sources
+        allows (:func:`_item_state_repaired`). Read only where the derived blocks joined hold a
+        lead of those words (:data:`_ITEM_WORD_LEADS`, one native call: asking each block's
+        sources first cost the standard summarize 1.1M instructions, a regex of the words
+        0.7 us a byte), then of a block holding one: the sources its provenance names (as
+        the table-rows rule), each read once by its content's key."""
+        derived, datas, joined, ends = self._derived_joined()
+        if not derived or True not in (held := marks_held(joined, _ITEM_WORD_LEADS)):
+            return
+        leads = tuple(lead for lead, h in zip(_ITEM_WORD_LEADS, held) if h)
+        asked = sorted({bisect.bisect_right(ends, at) for lead in leads
+                        for at in _item_lead_places(joined, lead, _ITEM_LEADS_JOINED)})
+        gate = self.gate
+        post_blocks = self.post.blocks
+        keys, known = gate._handle_key, _ITEM_STATES_BY_KEY
+        for n in asked:
+            block, data = post_blocks[derived[n]], datas[n]
+            sources: list[tuple[str, _ItemStates]] = []
+            for h in dict.fromkeys(block.derived_from):
+                if keys.get(h) not in known:
+                    x = gate.source_facts(h)
+                    if h not in keys:
+                        continue
+                    if len(known) > _ITEM_STATES_KEPT:
+                        known.clear()
+                        known[None] = _ITEM_NONE
+                    known[keys[h]] = _ITEM_NONE if x is None else _item_states_read(gate, x)
+                if (index := known[keys[h]]) is not _ITEM_NONE:
+                    sources.append((h, index))
+            if not sources or not (words := _item_words_told(data, leads)):
+                continue
+            states: dict[bytes, dict[bytes, frozenset[bytes]]] = dict(sources[0][1].states)
+            source_of = dict.fromkeys(states, sources[0][0])
+            for h, index in sources[1:]:  # (an item of several sources keeps the states of each)
+                for name, facets in index.states.items():
+                    source_of.setdefault(name, h)
+                    own = states.setdefault(name, {})
+                    states[name] = {f: own.get(f, frozenset()) | facets.get(f, frozenset()) for f in {*own, *facets}}
+            groups = []
+            for first, last in _item_sentences(data, words):  # (the sentences holding a state word only)
+                if items := _item_tokens(data, states, first, last):
+                    groups += _item_groups(data, items, words, first, last)
+            for start, end, told_items, told_words in groups:
+                hit = _item_state_repaired(states, told_items, told_words)
+                if hit is None:
+                    continue
+                name, word, facet, allowed = hit
+                h = source_of[name]
+                line = next(ix.lines[name] for s, ix in sources if s == h and name in ix.lines)
+                other = next(((o, s) for o, s in source_of.items() if o != name and states[o].get(facet, frozenset()) & allowed), None)
+                said, clause = name.decode("utf-8", "replace"), data[start:end].strip().decode("utf-8", "replace")
+                word_said = word.decode("utf-8", "replace")
+                elsewhere = "" if other is None else (
+                    f"; {word_said!r} is {other[0].decode('utf-8', 'replace')!r}'s "
+                    f"({next(ix.lines[other[0]] for s, ix in sources if s == other[1] and other[0] in ix.lines).decode('utf-8', 'replace')!r})")
+                self.violate("I1", f"block {block.id!r} tells {said!r} as {word_said!r} ({clause[:160]!r}), which its "
+                             f"source {h!r} does not: its line for {said!r} is {line.decode('utf-8', 'replace')!r}"
+                             f"{elsewhere}: a summary keeps each item's state, action or error with its own item",
+                             block=block.id, value=said,
+                             evidence={"span": [start, end], "item": said, "word": word_said,
+                                       "facet": facet.decode(), "source": h, "line": line.decode("utf-8", "replace"),
+                                       "change": "item_state_repaired"})
                 break
 
     def _check_scoped_values(self, block: Block, handles: list[str], resource_of: dict[str, str],
@@ -17012,6 +17087,462 @@ def _stated_written(kind: str, value: Any, written: list[tuple[frozenset[Any], .
         hour, minute, second, _ = value
         return any((hour, minute, second) in w[2] for w in written)
     return any(value in w[3] for w in written)
+
+
+# --- an item's state told of another (red team 142, F19): _check_item_states_repaired's helpers ---
+# Records that pair an item with its state, read from a source line by line: git status's
+# entries under their section (staged, unstaged, untracked) with their tag (modified, deleted,
+# new file, renamed); terraform's ``# ADDRESS will be created`` (updated in-place, destroyed,
+# replaced); pytest's ``FAILED path::test - KeyError: 'id'`` and ``path::test PASSED``. Each
+# item keeps its states by facet; a summary's word names a facet's states (:data:`_ITEM_STATE_WORDS`).
+class _ItemStates(NamedTuple):
+    """A source's items by every name a summary may give them (a path and its last segment, a
+    resource's address, a test's node id and its function), each with its states by facet and
+    its source line (for a refusal's message)."""
+
+    states: dict[bytes, dict[bytes, frozenset[bytes]]]
+    lines: dict[bytes, bytes]
+
+
+_ITEM_NONE = _ItemStates({}, {})
+def _item_states_made(states: dict[bytes, dict[bytes, Any]], lines: dict[bytes, bytes]) -> _ItemStates:
+    """The records read (:func:`_item_states`), their states frozen."""
+    return _ItemStates({k: {f: frozenset(v) for f, v in d.items()} for k, d in states.items()}, lines)
+_ITEM_STATE_SOURCE_LEADS = (b"Untracked files:", b"Changes not staged for commit:", b"Changes to be committed:",
+                            b" will be ", b" must be replaced", b"::", b":")
+_ITEM_GIT_SECTIONS = {b"Untracked files:": b"untracked", b"Changes not staged for commit:": b"unstaged",
+                      b"Changes to be committed:": b"staged"}
+_ITEM_GIT_TAG = re.compile(rb"(modified|deleted|new file|renamed|typechange):[ \t]+(.+)")
+_ITEM_GIT_TAGS = {b"modified": b"modified", b"deleted": b"deleted", b"new file": b"new", b"renamed": b"renamed",
+                  b"typechange": b"typechange"}
+_ITEM_TF_ACTION = re.compile(rb"[ \t]*# ([\w.\-\[\]\"]+) (?:is tainted, so )?(will be created|will be updated in-place|"
+                             rb"will be destroyed|must be replaced|will be replaced|will be read during apply)")
+_ITEM_TF_ACTIONS = {b"will be created": b"create", b"will be updated in-place": b"update",
+                    b"will be destroyed": b"destroy", b"must be replaced": b"replace",
+                    b"will be replaced": b"replace", b"will be read during apply": b"read"}
+# (a resource's name attributes, quoted, under its ``# ADDRESS will be …`` line: "acme-logs-prod")
+_ITEM_TF_ALIAS = re.compile(rb"[ \t]*[+~-]?[ \t]*(?:bucket|name|identifier|function_name|cluster_identifier|"
+                            rb"table_name|repository_name|domain_name)[ \t]*=[ \t]*\"([^\"\s]{4,})\"")
+_ITEM_TEST_SUMMARY = re.compile(rb"(FAILED|ERROR) ([^\s:]+::[^\s]+)(?: - (.*))?")
+_ITEM_TEST_VERBOSE = re.compile(rb"([^\s:]+::[^\s]+) (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b")
+_ITEM_TEST_FAILURE = re.compile(rb"_{3,} ([\w.\[\]-]+) _{3,}")
+_ITEM_TEST_OUTCOMES = {b"PASSED": b"passed", b"FAILED": b"failed", b"ERROR": b"error", b"SKIPPED": b"skipped",
+                       b"XFAIL": b"xfailed", b"XPASS": b"xpassed"}
+# an exception's class in a short summary's reason (``KeyError: 'id'``, ``requests.exceptions.ConnectionError``)
+_ITEM_TEST_ERROR = re.compile(rb"(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)(?::|$)")
+_ITEM_ERROR_CLASS = re.compile(rb"(?<![\w])([A-Z]\w*?(?:Error|Exception))\b")
+_ITEM_NAMES_MAX = 2048  # (a bigger listing's rest is left unread: fail open on those items, bounded work)
+# grep -n's hits (``src/http/client.py:12:MAX_RETRIES = 5``): each file's role for the name every
+# hit holds (:func:`_item_grep_roles`): a line importing it, one defining it (the name assigned,
+# or after ``def``/``class``/``func``…), or one using it
+# (a linter's ``path:N:M: F401 …`` or ``path:N: error: …`` is no hit: its lines share words, not a name)
+_ITEM_GREP_HIT = re.compile(rb"^([^\s:]*[./][^\s:]*):[0-9]+:(?![0-9]+:| ?(?:error|warning|note|info):)(.*)$", re.MULTILINE)
+_ITEM_GREP_IMPORT = re.compile(rb"[ \t]*(?:from[ \t]+\S+[ \t]+import\b|import\b|#[ \t]*include\b|use[ \t]|require\b)"
+                               rb"|.*\b(?:require|import)\(")
+_ITEM_GREP_DEFINED = re.compile(
+    rb"[ \t]*(?:export[ \t]+)?(?:(?:pub|public|private|protected|static|final|const|let|var|val|async|readonly)[ \t]+)*"
+    rb"(?:(?:def|class|func|fn|function|struct|interface|enum|type|#define)[ \t]+([A-Za-z_]\w*)"
+    rb"|([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?(?::=|=(?!=)))")
+_ITEM_GREP_NAME = re.compile(rb"[A-Za-z_]\w{2,}")
+_ITEM_GREP_HITS_MAX = 512
+
+
+def _item_add(states: dict[bytes, dict[bytes, set[bytes]]], lines: dict[bytes, bytes], names: Iterable[bytes],
+              facet: bytes, label: bytes, line: bytes) -> None:
+    """Note ``label`` among the ``facet`` states of each of ``names``, and the line that gives it
+    (a test's line naming its error over its verbose line: the one a refusal shows)."""
+    for name in names:
+        if name:
+            states.setdefault(name, {}).setdefault(facet, set()).add(label)
+            if facet == b"test-error" or name not in lines:
+                lines[name] = line.strip()[:160]
+
+
+def _item_grep_roles(data: bytes, states: dict[bytes, dict[bytes, set[bytes]]], lines: dict[bytes, bytes]) -> None:
+    """Each file's roles among grep -n's hits in ``data`` (facet ``grep-role``: import, define,
+    use) for the name all its hits hold (the pattern searched; none, and nothing is noted, when
+    the hits share no name: two searches' hits, a regex's)."""
+    hits = [(m[1], m[2], m[0]) for m in islice(_ITEM_GREP_HIT.finditer(data), _ITEM_GREP_HITS_MAX)]
+    if not hits:
+        return
+    shared = set(_ITEM_GREP_NAME.findall(hits[0][1]))
+    for _, text, _ in hits[1:]:
+        if not shared:
+            return
+        shared.intersection_update(_ITEM_GREP_NAME.findall(text))
+    if not shared:
+        return
+    for path, text, line in hits:
+        if _ITEM_GREP_IMPORT.match(text) is not None:
+            role = b"import"
+        elif (m := _ITEM_GREP_DEFINED.match(text)) is not None and (m[1] or m[2]) in shared:
+            role = b"define"
+        else:
+            role = b"use"
+        _item_add(states, lines, _item_path_names(path), b"grep-role", role, line)
+
+
+def _item_path_names(path: bytes) -> tuple[bytes, ...]:
+    path = path.strip()
+    return (path, path.rsplit(b"/", 1)[-1]) if b"/" in path else (path,)
+
+
+# each source's records by its content's key (:meth:`_Check._check_item_states_repaired`; None:
+# a handle with no content yet)
+_ITEM_STATES_BY_KEY: dict[Any, _ItemStates] = {None: _ITEM_NONE}
+_ITEM_STATES_KEPT = 1 << 15
+
+
+def _item_states_read(gate: Gate, facts: _Facts) -> _ItemStates:
+    """The records of a source (:func:`_item_states`), and of the strings its JSON wraps (a tool
+    result's ``{"stdout": …}``, :meth:`Gate.read_facts`) when it is one."""
+    read = [_item_states(f.table.data) for f in dict.fromkeys((facts, gate.read_facts(facts)))]
+    if len(read) == 1 or not read[1].states:
+        return read[0]
+    if not read[0].states:
+        return read[1]
+    states = dict(read[0].states)
+    for name, facets in read[1].states.items():
+        own = states.get(name, {})
+        states[name] = {f: own.get(f, frozenset()) | facets.get(f, frozenset()) for f in {*own, *facets}}
+    return _ItemStates(states, {**read[1].lines, **read[0].lines})
+
+
+def _item_states(data: bytes) -> _ItemStates:
+    """The items ``data`` pairs with a state (:class:`_ItemStates`), one pass over its lines,
+    each record's pattern matched only at a line its lead opens."""
+    held = marks_held(data, _ITEM_STATE_SOURCE_LEADS)
+    if True not in held:
+        return _ITEM_NONE
+    git, tf = held[0] or held[1] or held[2], held[3] or held[4]
+    test = held[5] and (b"FAILED" in data or b"PASSED" in data or b"ERROR" in data)
+    states: dict[bytes, dict[bytes, set[bytes]]] = {}
+    lines: dict[bytes, bytes] = {}
+    if held[6] and _ITEM_GREP_HIT.search(data) is not None:
+        _item_grep_roles(data, states, lines)
+    if not (git or tf or test):
+        return _item_states_made(states, lines) if states else _ITEM_NONE
+    section = b""
+    resource: tuple[bytes, ...] = ()
+    failure: tuple[bytes, ...] = ()  # (the test whose failure pytest reports: its header's)
+    for line in data.split(b"\n"):
+        if len(states) > _ITEM_NAMES_MAX:
+            break
+        if git:
+            if section:
+                if line[:1] in (b"\t", b" ") and line.strip():
+                    entry = line.strip()
+                    if entry.startswith(b"("):
+                        continue
+                    tag = _ITEM_GIT_TAG.match(entry)
+                    if tag is not None:
+                        label, entry = _ITEM_GIT_TAGS[tag[1]], tag[2]
+                    else:
+                        label = b"untracked" if section == b"untracked" else b""
+                    paths = entry.split(b" -> ") if label == b"renamed" else [entry]
+                    names = [n for p in paths for n in _item_path_names(p) if b" " not in n and b'"' not in n]
+                    _item_add(states, lines, names, b"git-section", section, line)
+                    if label:
+                        _item_add(states, lines, names, b"git-tag", label, line)
+                    continue
+                if not line.strip():
+                    continue
+                section = b""
+            head = line.rstrip()
+            if head in _ITEM_GIT_SECTIONS:
+                section = _ITEM_GIT_SECTIONS[head]
+                continue
+        if tf and b"#" in line and (m := _ITEM_TF_ACTION.match(line)) is not None:
+            address = m[1].replace(b'"', b"")
+            bare = address.split(b"[", 1)[0]
+            names = {address, bare}
+            if bare.startswith(b"module."):
+                names.add(b".".join(bare.split(b".")[-2:]))
+            resource = tuple(names)
+            _item_add(states, lines, resource, b"tf-action", _ITEM_TF_ACTIONS[m[2]], line)
+            continue
+        if tf and resource and b'"' in line and (m := _ITEM_TF_ALIAS.match(line)) is not None:
+            for label in list(states[resource[0]][b"tf-action"]):  # (the bucket's name: its resource's action)
+                _item_add(states, lines, (m[1],), b"tf-action", label, lines[resource[0]])
+            continue
+        if test and failure and line[:1] == b"E" and (classes := _ITEM_ERROR_CLASS.findall(line)):
+            for error in classes:  # (an error its failure's report shows: the cause a summary may name)
+                _item_add(states, lines, failure, b"test-error", error, line)
+        if test and line[:3] == b"___" and (header := _ITEM_TEST_FAILURE.match(line)) is not None:
+            func = header[1].rsplit(b".", 1)[-1]
+            failure = (func, func.split(b"[", 1)[0])
+        elif test and line[:3] == b"===":
+            failure = ()
+        if test and b"::" in line:
+            if (m := _ITEM_TEST_SUMMARY.match(line)) is not None:
+                node, outcome, reason = m[2], _ITEM_TEST_OUTCOMES[m[1]], m[3]
+            elif (m := _ITEM_TEST_VERBOSE.match(line)) is not None:
+                node, outcome, reason = m[1], _ITEM_TEST_OUTCOMES[m[2]], None
+            else:
+                continue
+            func = node.rsplit(b"::", 1)[-1]
+            names = (node, func, func.split(b"[", 1)[0])
+            _item_add(states, lines, names, b"test-outcome", outcome, line)
+            if reason is not None:
+                reason = reason.strip()
+                if reason.startswith(b"assert "):
+                    error = b"AssertionError"
+                elif (e := _ITEM_TEST_ERROR.match(reason)) is not None:
+                    error = e[1]
+                else:
+                    continue
+                _item_add(states, lines, names, b"test-error", error, line)
+    return _item_states_made(states, lines) if states else _ITEM_NONE
+
+
+# A summary's words for an item's state, each with the facet it tells and the states it allows
+# there (a word tells only an item that has its facet: "deleted" of a git status entry is its
+# tag, of a terraform resource its action). "not staged" is unstaged or untracked; "new file" an
+# added or untracked one; a replaced resource is destroyed and created. Words a summary uses for
+# anything ("changed", "new", "error") are none of them.
+_ITEM_WORD_FACETS: dict[bytes, tuple[tuple[bytes, frozenset[bytes]], ...]] = {}
+
+
+def _item_words(words: Iterable[bytes], *facets: tuple[bytes, tuple[bytes, ...]]) -> None:
+    for word in words:
+        _ITEM_WORD_FACETS[word] = (*_ITEM_WORD_FACETS.get(word, ()), *((f, frozenset(s)) for f, s in facets))
+
+
+_item_words((b"untracked", b"not tracked"), (b"git-section", (b"untracked",)))
+_item_words((b"staged", b"staged for commit"), (b"git-section", (b"staged",)))
+_item_words((b"unstaged", b"not staged", b"not yet staged", b"not been staged"),
+            (b"git-section", (b"unstaged", b"untracked")))
+_item_words((b"create", b"creates", b"created", b"creating"), (b"tf-action", (b"create", b"replace")))
+_item_words((b"update", b"updates", b"updated", b"updating"), (b"tf-action", (b"update",)))
+_item_words((b"destroy", b"destroys", b"destroyed", b"destroying"), (b"tf-action", (b"destroy", b"replace")))
+_item_words((b"lives",), (b"grep-role", (b"define",)))
+_item_words((b"imported", b"imports", b"importing"), (b"grep-role", (b"import",)))
+# the bytes each of those words holds (in either case, where a list opens it: "Untracked:"; a verb
+# after a blank: "update_request" holds no lead), and an exception's class (a test's error): a
+# summary is read only where one stands. Each is a native search of the summaries joined (these
+# eight cost the standard summarize ~0.14M instructions, " creat" and " updat" 0.075M of it; a
+# lead standing in a name there cost ~0.09M more, to find its places): "modified", "defined",
+# "deleted", "added", "passed" and the like are left unread
+_ITEM_WORD_LEADS = (b"track", b"staged", b" creat", b" updat", b"troy", b"live", b"mport", b"Error")
+# a summary's word (a name's part, a path's or an identifier's, is none: "update_request")
+_ITEM_WORD_TOKEN = re.compile(rb"(?<![\w./-])[A-Za-z]+(?:-[A-Za-z]+)*(?![\w/]|-\w)")
+# a word before a state's in its clause that leaves it no state told of the item: a negation
+# ("not KeyError but …", "nothing is destroyed"), a need or a hint ("needs to be staged")
+_ITEM_WORD_UNTOLD = re.compile(rb"(?i)(?<![\w])(?:not|no|never|none|nothing|neither|nor|without|instead|rather|"
+                               rb"need|needs|should|must|can|could|would|may|might|if|unless|once|until|before|"
+                               rb"after|whether|run|use|expected|expect|expects|want|zero)(?![\w])|n't|(?<![\w.])0(?![\w.])")
+# where a clause ends: a sentence's end, a list's comma, a conjunction ("X is modified and Y untracked")
+_ITEM_SENTENCE_CUT = re.compile(rb"[;!?\n]|\.(?=[ \t\r\n]|\Z)")
+_ITEM_CLAUSE_CUT = re.compile(rb"[;!?\n,]|\.(?=[ \t\r\n]|\Z)|(?i:(?<![\w])(?:and|but|while|whereas|plus|"
+                              rb"as[ \t]+well[ \t]+as)(?![\w]))")
+# a name a summary may give an item: a path, an address, a node id (a blank, a quote or a bracket ends it)
+_ITEM_TOKEN = re.compile(rb"[\w./:\[\]@-]*[\w\]]")
+_ITEM_PLACE = re.compile(rb"(?::[0-9]+){1,2}\Z")
+
+
+def _item_tokens(data: bytes, states: dict[bytes, Any], first: int = 0, last: int | None = None
+                 ) -> list[tuple[int, int, bytes]]:
+    """The items ``data[first:last]`` names (by a name ``states`` holds), each as (start, end, name)."""
+    found: list[tuple[int, int, bytes]] = []
+    for m in _ITEM_TOKEN.finditer(data, first, len(data) if last is None else last):
+        token = m[0]
+        name = token if token in states else token.rstrip(b".:") if token.rstrip(b".:") in states else None
+        if name is None and b"::" in token and (last := token.rsplit(b"::", 1)[-1]) in states:
+            name = last
+        if name is None and b"[" in token and (bare := token.split(b"[", 1)[0]) in states:
+            name = bare
+        if name is None and (place := _ITEM_PLACE.search(token)) is not None and token[:place.start()] in states:
+            name = token[:place.start()]  # ("src/http/client.py:12")
+        if name is not None:
+            found.append((m.start(), m.end(), name))
+    return found
+
+
+def _item_words_told(data: bytes, leads: tuple[bytes, ...]
+                     ) -> list[tuple[int, int, bytes, tuple[tuple[bytes, frozenset[bytes]], ...]]]:
+    """The state words ``data`` tells (:data:`_ITEM_WORD_FACETS`: a word, or a phrase of two or
+    three), each as (start, end, word, its facets), read where one of ``leads`` stands only
+    (:data:`_ITEM_WORD_LEADS`: a regex of the hundred words cost 0.7 us a byte, a pass over
+    a block's words 0.1 us); an exception's class (``KeyError``, the last name of
+    ``requests.exceptions.ConnectionError``) is a test's error."""
+    told: dict[int, tuple[int, int, bytes, tuple[tuple[bytes, frozenset[bytes]], ...]]] = {}
+    vocabulary = _ITEM_WORD_FACETS
+    for lead in leads:
+        for at in _item_lead_places(data, lead):
+            at = start = at + (lead[0] == 0x20)
+            while start and data[start - 1] in _ITEM_LETTER_BYTES:
+                start -= 1
+            if start in told:
+                continue
+            if lead in (b"Error", b"xception") and (m := _ITEM_ERROR_CLASS.match(data, start)) is not None:
+                told[start] = (start, m.end(), m[1], ((b"test-error", frozenset((m[1],))),))
+                continue
+            m = _ITEM_WORD_TOKEN.match(data, start)
+            if m is None or m.end() <= at:
+                continue
+            word, end = m[0].lower(), m.end()
+            if (before := _ITEM_PHRASE_BEFORE.search(data, max(0, start - 12), start)) is not None and (
+                    phrase := b" ".join((*before[1].lower().split(), word))) in vocabulary:
+                word, start = phrase, before.start()
+            elif (after := _ITEM_PHRASE_AFTER.match(data, end)) is not None and (
+                    phrase := b" ".join((word, *after[1].lower().split()))) in vocabulary:
+                word, end = phrase, after.end()
+            if word in vocabulary:
+                told[start] = (start, end, word, vocabulary[word])
+    return sorted(told.values())
+
+
+# (a word's start is sought back over a name's bytes: a word inside one, "update_request", is none)
+_ITEM_LETTER_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789-")
+# the words before a phrase's last ("not yet staged", "not tracked")
+_ITEM_PHRASE_BEFORE = re.compile(rb"(?<![\w])((?i:not(?:[ \t]+(?:yet|been))?))[ \t]+\Z")
+_ITEM_PHRASE_AFTER = re.compile(rb"[ \t]+((?i:for[ \t]+commit))\b")
+
+
+def _item_lead_places(data: bytes, lead: bytes, most: int = 256) -> Iterator[int]:
+    """Where ``lead`` stands in ``data``, at most ``most`` times (a block's, or the summaries
+    joined's, rest is left unread: bounded work, fail open)."""
+    at = data.find(lead)
+    for _ in range(most):
+        if at < 0:
+            return
+        yield at
+        at = data.find(lead, at + 1)
+
+
+_ITEM_LEADS_JOINED = 1 << 14
+
+
+def _item_sentences(data: bytes, words: list[tuple[Any, ...]]) -> list[tuple[int, int]]:
+    """The spans of the sentences of ``data`` holding ``words`` (each (start, end, …), in
+    order), each once."""
+    spans: list[tuple[int, int]] = []
+    for start, end, *_ in words:
+        if spans and start < spans[-1][1]:
+            continue
+        first = max(data.rfind(b"\n", 0, start), data.rfind(b". ", 0, start), data.rfind(b";", 0, start)) + 1
+        last = min((at for at in (data.find(b"\n", end), data.find(b". ", end), data.find(b";", end)) if at >= 0),
+                   default=len(data))
+        spans.append((first, last))
+    return spans
+
+
+def _item_groups(data: bytes, items: list[tuple[int, int, bytes]], words: list[tuple[int, int, bytes, Any]],
+                 first: int = 0, last: int | None = None
+                 ) -> list[tuple[int, int, list[tuple[int, int, bytes]], list[tuple[int, int, bytes, Any]]]]:
+    """The clauses of ``data[first:last]`` that tell items with states, as (start, end, items, words): a
+    clause (cut at a sentence's end, a comma, "and", "but", "while") naming both; with the
+    items listed before it at its sentence's start when its item comes first ("X and Y are
+    modified"), those listed after it when its state comes first ("Modified: X, Y"; "two
+    modified files, X and Y"), and the states listed right after it ("X and Y fail with
+    KeyError and AttributeError"). Only a clause of items alone joins another ("the deletion
+    of Y" is no item of a list); a sentence with "respectively" is left be, and so are the
+    items listed after an item's own clause ("X is untracked, Y and Z are modified": Y)."""
+    last = len(data) if last is None else last
+    cuts = [(m.start(), m.end(), _ITEM_SENTENCE_CUT.match(m[0]) is not None)
+            for m in _ITEM_CLAUSE_CUT.finditer(data, first, last)]
+    clauses: list[tuple[int, int, bool, list[tuple[int, int, bytes]], list[tuple[int, int, bytes, Any]]]] = []
+    start, new_sentence, i, w = first, True, 0, bisect.bisect_left(words, (first,))
+    for cut_start, cut_end, sentence in [*cuts, (last, last, True)]:
+        held_items, held_words = [], []
+        while i < len(items) and items[i][0] < cut_start:
+            held_items.append(items[i])
+            i += 1
+        while w < len(words) and words[w][0] < cut_start:
+            if words[w][1] <= cut_start and _ITEM_WORD_UNTOLD.search(data, start, words[w][0]) is None:
+                held_words.append(words[w])
+            w += 1
+        clauses.append((start, cut_start, new_sentence, held_items, held_words))
+        start, new_sentence = cut_end, sentence
+    stops, stop = [0] * len(clauses), last
+    for n in range(len(clauses) - 1, -1, -1):  # (where each clause's sentence ends: one pass back)
+        stops[n] = stop
+        if clauses[n][2]:
+            stop = clauses[n][0]
+    groups: list[Any] = []
+    group: Any = None
+    pending: list[tuple[int, int, bytes]] = []
+    grouped = skip = False
+    for n, (start, end, opens, held_items, held_words) in enumerate(clauses):
+        if opens:
+            group, pending, grouped = None, [], False
+            skip = b"respective" in data[start:stops[n]]
+        if skip:
+            continue
+        if held_items and held_words:
+            state_first = held_words[0][0] < held_items[0][0]
+            group = [start, end, ([] if state_first else pending) + held_items, list(held_words), state_first]
+            groups.append(group)
+            pending, grouped = [], True
+        elif held_items and not _item_clause_bare(data, start, end, held_items):
+            group, pending = None, []
+        elif held_items:
+            if group is not None and group[4]:
+                group[2].extend(held_items)
+                group[1] = end
+            elif not grouped:
+                pending.extend(held_items)
+            else:
+                group = None
+        elif held_words:
+            following = clauses[n + 1] if n + 1 < len(clauses) else None
+            if following is not None and not following[2] and following[3] and not following[4]:
+                group = [start, end, [], list(held_words), True]
+                groups.append(group)
+                grouped = True
+            elif group is not None:
+                group[3].extend(held_words)
+                group[1] = end
+            pending = []
+        else:
+            group, pending = None, []
+    return [(g[0], g[1], g[2], g[3]) for g in groups if g[2]]
+
+
+# the words a clause listing items alone may hold beside them ("the file X", "both X", "X too")
+_ITEM_LIST_WORDS = frozenset((b"the", b"file", b"files", b"and", b"or", b"also", b"both", b"too", b"as", b"well",
+                              b"plus", b"resource", b"resources", b"test", b"tests"))
+_ITEM_LETTERS = re.compile(rb"[A-Za-z]+")
+
+
+def _item_clause_bare(data: bytes, start: int, end: int, items: list[tuple[int, int, bytes]]) -> bool:
+    """Does the clause ``data[start:end]`` hold its ``items`` alone (and :data:`_ITEM_LIST_WORDS`)?"""
+    at = start
+    for a, b, _ in items:
+        if any(w.lower() not in _ITEM_LIST_WORDS for w in _ITEM_LETTERS.findall(data, at, a)):
+            return False
+        at = b
+    return all(w.lower() in _ITEM_LIST_WORDS for w in _ITEM_LETTERS.findall(data, at, end))
+
+
+def _item_state_repaired(states: dict[bytes, dict[bytes, frozenset[bytes]]], items: list[tuple[int, int, bytes]],
+                         words: list[tuple[int, int, bytes, Any]]
+                         ) -> tuple[bytes, bytes, bytes, frozenset[bytes]] | None:
+    """Whether a clause's ``words`` tell one of its ``items`` a state its source does not give
+    it (each item's states by facet, :func:`_item_states`): a facet's one word must hold of
+    every item of that facet; several words of a facet (a list told respectively) each of one
+    item at least. The (item, word, facet, the states the word allows) refused, or None. A facet an item has no state of is not
+    asked (an item a source lists no state of, a test whose reason names no class)."""
+    names = list(dict.fromkeys(name for _, _, name in items))
+    by_facet: dict[bytes, list[tuple[bytes, frozenset[bytes]]]] = {}
+    for _, _, word, facets in words:
+        for facet, allowed in facets:
+            if any(facet in states[name] for name in names):
+                told = by_facet.setdefault(facet, [])
+                if all(allowed != a for _, a in told):
+                    told.append((word, allowed))
+    for facet, told in by_facet.items():
+        held = [(name, states[name][facet]) for name in names if facet in states[name]]
+        if len(told) == 1:
+            word, allowed = told[0]
+            for name, own in held:
+                if not own & allowed:
+                    return name, word, facet, allowed
+        else:
+            for word, allowed in told:
+                if not any(own & allowed for _, own in held):
+                    return held[0][0], word, facet, allowed
+    return None
 
 
 # -- identifiers re-paired in a summary (red team 138, F02) ------------------------------------
