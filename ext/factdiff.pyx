@@ -70,14 +70,14 @@ cdef inline object _base_array(object x):
     """An ndarray subclass (or what says it is one) as numpy's own view of its data: checked
     and read through the attributes every array has, never ones a subclass overrides (red team
     39, 05: a dtype or shape that lied about the buffer the loops then read)."""
-    return np.asarray(x) if type(x) is not np.ndarray and isinstance(x, np.ndarray) else x
+    return np.asarray(x) if type(x) is not cnp.ndarray and isinstance(x, cnp.ndarray) else x
 
 
 def check_fingerprints(fp, str name, *, bint contiguous=True):
     """Validate one fingerprint array; return it (an ndarray subclass as numpy's own view of
     its data, which is what the caller must read)."""
     fp = _base_array(fp)
-    if not isinstance(fp, np.ndarray):
+    if not isinstance(fp, cnp.ndarray):
         raise TypeError(f"{name} must be a numpy array of shape (n, 2) and dtype uint64, not {type(fp).__name__}")
     if fp.dtype != FINGERPRINT_DTYPE:
         raise TypeError(f"{name} must have dtype uint64 (native byte order), not {fp.dtype}")
@@ -692,7 +692,7 @@ def apply_delta(values, counts, removed, removed_counts, added, added_counts):
     removed = check_fingerprints(removed, "removed")
     added = check_fingerprints(added, "added")
     for arr, name in ((counts, "counts"), (removed_counts, "removed_counts"), (added_counts, "added_counts")):
-        if not (type(arr) is np.ndarray and cnp.PyArray_TYPE(<cnp.ndarray>arr) == cnp.NPY_INT64):
+        if not (type(arr) is cnp.ndarray and cnp.PyArray_TYPE(<cnp.ndarray>arr) == cnp.NPY_INT64):
             # a float count would be truncated by the cast below
             found = np.asarray(arr)
             if found.ndim != 1 or (found.size and found.dtype.kind not in "iu"):
@@ -728,14 +728,14 @@ def apply_delta(values, counts, removed, removed_counts, added, added_counts):
 
 
 def _check_set(fp, str name):
-    if not isinstance(fp, np.ndarray):
+    if not isinstance(fp, cnp.ndarray):
         raise TypeError(SET_TYPE_ERROR.format(name=name, type=type(fp).__name__))
     return check_fingerprints(fp, name)
 
 
 cdef inline bint _is_fingerprint_array(object fp):
     """The cheap yes of check_fingerprints (which is called for its message when this says no)."""
-    if type(fp) is not np.ndarray:
+    if type(fp) is not cnp.ndarray:
         return False
     cdef cnp.ndarray a = <cnp.ndarray>fp
     return (a.ndim == 2 and a.shape[1] == 2 and cnp.PyArray_TYPE(a) == cnp.NPY_UINT64
@@ -814,7 +814,7 @@ cdef inline offset_t find_between(const fp_word_t* fp, offset_t lo, offset_t hi,
 
 cdef inline bint _fingerprint_column(object fp, offset_t n) noexcept:
     """``fp`` is what check_grounding_columns accepts as a fingerprint column of n rows."""
-    if type(fp) is not np.ndarray:
+    if type(fp) is not cnp.ndarray:
         return False
     cdef cnp.ndarray a = <cnp.ndarray>fp
     return (cnp.PyArray_TYPE(a) == cnp.NPY_UINT64 and cnp.PyArray_ISNOTSWAPPED(a) and a.ndim == 2
@@ -823,7 +823,7 @@ cdef inline bint _fingerprint_column(object fp, offset_t n) noexcept:
 
 cdef inline bint _grounding_columns_ok(object fp_value, object fp_fact, object fp_key, object kind) noexcept:
     """The common case of check_grounding_columns, without a Python call: every column right."""
-    if type(kind) is not np.ndarray:
+    if type(kind) is not cnp.ndarray:
         return False
     cdef cnp.ndarray k = <cnp.ndarray>kind
     if cnp.PyArray_TYPE(k) != cnp.NPY_UINT8 or k.ndim != 1 or not cnp.PyArray_IS_C_CONTIGUOUS(k):
@@ -1394,7 +1394,7 @@ def undrawn_values(tables, drawn, kind):
         read.append((data, codes, first, last))
         if not clean:
             continue  # (every table is read before the checks, as the reference reads them)
-        n = (<cnp.ndarray>codes).shape[0] if type(codes) is np.ndarray else -1
+        n = (<cnp.ndarray>codes).shape[0] if type(codes) is cnp.ndarray else -1
         if not (type(data) is bytes and n >= 0 and _is_column(codes, cnp.NPY_UINT8, n)
                 and _is_column(first, cnp.NPY_INT64, n) and _is_column(last, cnp.NPY_INT64, n)):
             clean = False
@@ -1570,7 +1570,7 @@ def absent_from_all(queries, sets, *, groups=None, query_group=None):
 cdef inline bint _is_column(object column, int type_num, offset_t n):
     """A 1-D C-contiguous array of ``type_num`` with ``n`` rows: the cheap yes of
     check_ground_tables (which is called for its message, or to convert, when this says no)."""
-    if type(column) is not np.ndarray:
+    if type(column) is not cnp.ndarray:
         return False
     cdef cnp.ndarray a = <cnp.ndarray>column
     return (a.ndim == 1 and cnp.PyArray_TYPE(a) == type_num and cnp.PyArray_IS_C_CONTIGUOUS(a)
@@ -1590,7 +1590,7 @@ cdef tuple _ground_columns(object tables, object skip_kind, object pair_kind, ob
     for table in tables:
         data = getattr(table, "data", None)
         kind = getattr(table, "kind", None)
-        if type(data) is not bytes or type(kind) is not np.ndarray or (<cnp.ndarray>kind).ndim != 1:
+        if type(data) is not bytes or type(kind) is not cnp.ndarray or (<cnp.ndarray>kind).ndim != 1:
             return check_ground_tables(tables, skip_kind, pair_kind, quote_kind)
         n = (<cnp.ndarray>kind).shape[0]
         pair = getattr(table, "fp_fact", None)

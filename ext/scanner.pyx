@@ -3525,7 +3525,7 @@ cdef FrameError check_rows(const uint8_t[::1] k, const int64_t[::1] ks, const in
 
 cdef bint _within_byte_range(object column) except -1:
     """Are the values of a kind column all in 0..255 (so a uint8 cast keeps them)?"""
-    if type(column) is np.ndarray and cnp.PyArray_TYPE(<cnp.ndarray>column) == cnp.NPY_UINT8:
+    if type(column) is cnp.ndarray and cnp.PyArray_TYPE(<cnp.ndarray>column) == cnp.NPY_UINT8:
         return True
     values = np.asarray(column)
     if values.size == 0:
@@ -4335,7 +4335,7 @@ def _extract_columns_with_python_hashing(data, max_spans, key):
 # ---- a fact table read back from the store: could a scan have made it? ----------------------------
 
 cdef inline bint _plain_column(object column, int type_num, Py_ssize_t n):
-    return (type(column) is np.ndarray and (<cnp.ndarray>column).ndim == 1
+    return (type(column) is cnp.ndarray and (<cnp.ndarray>column).ndim == 1
             and cnp.PyArray_TYPE(<cnp.ndarray>column) == type_num and (<cnp.ndarray>column).shape[0] == n
             and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>column) and cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>column))
 
@@ -4356,7 +4356,7 @@ def first_invalid_row(size, kind, start, end, key_start, key_end, value_start, v
     per check in C (the store's cached tables are checked on every load; the reference's numpy
     expressions cost about 60 us a table). Columns of other dtypes or layouts are checked by
     the reference."""
-    cdef Py_ssize_t n = kind.shape[0] if type(kind) is np.ndarray and (<cnp.ndarray>kind).ndim == 1 else -1
+    cdef Py_ssize_t n = kind.shape[0] if type(kind) is cnp.ndarray and (<cnp.ndarray>kind).ndim == 1 else -1
     if not (n >= 0 and type(size) is int and -0x8000000000000000 <= size <= 0x7FFFFFFFFFFFFFFF
             and type(max_kind) is int and type(max_value_kind) is int
             and type(kv_kind) is int and _plain_column(kind, cnp.NPY_UINT8, n)
@@ -4421,7 +4421,7 @@ def first_invalid_row(size, kind, start, end, key_start, key_end, value_start, v
 # ---- citation-marker names of a fact table -------------------------------------------------------
 
 cdef inline bint _is_column(object column, int type_num):
-    return (type(column) is np.ndarray and (<cnp.ndarray>column).ndim == 1
+    return (type(column) is cnp.ndarray and (<cnp.ndarray>column).ndim == 1
             and cnp.PyArray_TYPE(<cnp.ndarray>column) == type_num and cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>column))
 
 
