@@ -10,27 +10,13 @@ from __future__ import annotations
 
 import pytest
 from gate_helpers import assert_accepted, find
+from test_gate_counted_rows import (
+    GIT_STATUS,  # (red team 142's git status, F06 and F19)
+)
 from test_grammar_v4 import _summarize
 
 from provgate.gate import _item_states
 
-GIT_STATUS = """$ git status
-On branch feature/cache
-Your branch is ahead of 'origin/feature/cache' by 2 commits.
-  (use "git push" to publish your local commits)
-
-Changes not staged for commit:
-  (use "git add <file>..." to update what will be committed)
-  (use "git restore <file>..." to discard changes in working directory)
-\tmodified:   src/cache.py
-\tmodified:   tests/test_cache.py
-
-Untracked files:
-  (use "git add <file>..." to include in what will be committed)
-\tnotes.txt
-
-no changes added to commit (use "git add" and/or "git commit -a")
-"""
 GIT_STAGED = """$ git status
 On branch main
 Changes to be committed:
