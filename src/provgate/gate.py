@@ -18083,23 +18083,26 @@ _LINE_LEAD_MISSES = 64
 _DIFFSTAT_ROW = re.compile(rb"[ \t]*([^\s|]+)[ \t]+\|[ \t]*([0-9]+) [+-]+\r?(?:\n|\Z)")
 
 
-def _diffstat_row_matches(data: bytes, most: int = 1 << 30) -> Iterator[re.Match[bytes]]:
-    """git's --stat rows of ``data``, at most ``most``: each line holding " | " matched once
-    from its start (a line of many bars is not searched again), so linear in ``data``; past
-    ``_LINE_LEAD_MISSES`` lines holding it that are no row, none read (a markdown table)."""
-    at, line_end, misses = data.find(b" | "), 0, _LINE_LEAD_MISSES
-    while at >= 0 and most > 0:
-        start = data.rfind(b"\n", line_end, at) + 1 or line_end
-        m = _DIFFSTAT_ROW.match(data, start)
+def _lead_line_matches(data: bytes, lead: bytes, pattern: re.Pattern[bytes], most: int = 1 << 30,
+                       together: bool = False) -> Iterator[re.Match[bytes]]:
+    """``pattern`` matched once from the start of each line of ``data`` holding ``lead``, at most
+    ``most`` matches: a line holding the lead many times is not searched again, so linear in
+    ``data`` (a pattern tried at every line cost ~0.2 s a megabyte of prose). Past
+    ``_LINE_LEAD_MISSES`` lines holding the lead that it does not match, the rest is left unread
+    (a markdown table's lines, prose's parentheses); with ``together``, so is the rest after the
+    first such line once a line has matched (a tool's lines, git blame's, stand together)."""
+    at, line_end, misses, found = data.find(lead), 0, _LINE_LEAD_MISSES, 0
+    while at >= 0 and found < most:
+        m = pattern.match(data, data.rfind(b"\n", line_end, at) + 1 or line_end)
         if m is not None:
-            most -= 1
+            found += 1
             yield m
-        elif (misses := misses - 1) < 0:
-            return  # (a table's lines, not git's: its stat rows are the lines of " | " it prints)
+        elif (misses := misses - 1) < 0 or together and found:
+            return
         line_end = data.find(b"\n", at)
         if line_end < 0:
             return
-        at = data.find(b" | ", line_end)
+        at = data.find(lead, line_end)
 
 
 def _diffstat_rows(data: bytes) -> list[tuple[frozenset[bytes], frozenset[bytes]]]:
@@ -18107,7 +18110,7 @@ def _diffstat_rows(data: bytes) -> list[tuple[frozenset[bytes], frozenset[bytes]
     path's last part (``client.py``): one table for all of a source's stat blocks, so a path
     a ``git log --stat`` lists in two commits names no row (its counts are either's)."""
     rows: list[tuple[frozenset[bytes], frozenset[bytes]]] = []
-    for m in _diffstat_row_matches(data):
+    for m in _lead_line_matches(data, b" | ", _DIFFSTAT_ROW):
         path = m[1].removeprefix(b".../")
         _table_row([path, path.rsplit(b"/", 1)[-1]], [m[2]], rows)
     return rows
@@ -18145,26 +18148,17 @@ def _blame_rows(data: bytes) -> _BlameRead | None:
     """git blame's lines of a source, or None where it has none or one author only (nothing to
     re-pair). Each line holding " (" is matched once from its start, so linear in ``data``;
     the first ``_BLAME_LINES`` read, up to the first line after them holding " (" that is not
-    blame's, and none past ``_LINE_LEAD_MISSES`` such lines before them."""
+    blame's, and none past ``_LINE_LEAD_MISSES`` such lines before them
+    (:func:`_lead_line_matches`)."""
     lines: list[tuple[bytes, bytes, bytes]] = []
     named: dict[bytes, list[int]] = {}
-    at, line_end, misses = data.find(b" ("), 0, _LINE_LEAD_MISSES
-    while at >= 0 and len(lines) < _BLAME_LINES:
-        m = _BLAME_LINE.match(data, data.rfind(b"\n", line_end, at) + 1 or line_end)
-        if m is None:
-            misses -= 1
-            if misses < 0 or lines:
-                break  # (prose's parentheses: a blame's lines are the first holding " (", and together)
-        else:
-            for n in _BLAME_NAME.finditer(m[4]):
-                name = n[2]
-                if n[1] or n[3] or b"_" in name or not name[1:].islower() and not name.isdigit():
-                    named.setdefault(name, []).append(len(lines))
-            lines.append((m[1].strip(), m[2], m[3]))
-        line_end = data.find(b"\n", at)
-        if line_end < 0:
-            break
-        at = data.find(b" (", line_end)
+    # (prose's parentheses: a blame's lines are the first holding " (", and together)
+    for m in _lead_line_matches(data, b" (", _BLAME_LINE, _BLAME_LINES, together=True):
+        for n in _BLAME_NAME.finditer(m[4]):
+            name = n[2]
+            if n[1] or n[3] or b"_" in name or not name[1:].islower() and not name.isdigit():
+                named.setdefault(name, []).append(len(lines))
+        lines.append((m[1].strip(), m[2], m[3]))
     people = {author for author, _, _ in lines}
     if len(people) < 2:
         return None
@@ -27500,7 +27494,7 @@ def _numbers_by_key(facts: _Facts, plural_only: bool = False) -> dict[bytes, set
     if b" | " in data and b"changed" in data:
         # (a file's stat row counts its lines: "README.md adds 2 lines" of ``README.md | 2 ++``
         # is that row's count, whatever other key sets 2)
-        for m in _diffstat_row_matches(data, _GIT_STAT_LINES):
+        for m in _lead_line_matches(data, b" | ", _DIFFSTAT_ROW, _GIT_STAT_LINES):
             by_key.setdefault(b"lines", set()).add(m[2].lstrip(b"0") or b"0")
     if (b"packages" in data or b"vulnerabilit" in data) and (npm := _npm_counts(data)):
         for key, numbers in npm.items():
@@ -27573,21 +27567,13 @@ def _npm_count_lines(data: bytes) -> Iterator[re.Match[bytes]]:
     """npm's summary lines of ``data`` (:data:`_NPM_COUNT_LINE`), at most ``_NPM_COUNT_LINES``:
     each line holding ``packag`` or ``vulnerabilit`` matched once from its start (a pattern
     tried at every line cost ~60 ms a megabyte of prose), so linear in ``data``; past
-    ``_LINE_LEAD_MISSES`` lines holding a lead that are not npm's, that lead is read no further."""
+    ``_LINE_LEAD_MISSES`` lines holding a lead that are not npm's, that lead is read no further
+    (:func:`_lead_line_matches`)."""
     most = _NPM_COUNT_LINES
     for lead in (b"packag", b"vulnerabilit"):
-        at, line_end, misses = data.find(lead), 0, _LINE_LEAD_MISSES
-        while at >= 0 and most > 0 and misses >= 0:
-            m = _NPM_COUNT_LINE.match(data, data.rfind(b"\n", line_end, at) + 1 or line_end)
-            if m is not None:
-                most -= 1
-                yield m
-            else:
-                misses -= 1
-            line_end = data.find(b"\n", at)
-            if line_end < 0:
-                break
-            at = data.find(lead, line_end)
+        for m in _lead_line_matches(data, lead, _NPM_COUNT_LINE, most):
+            most -= 1
+            yield m
 
 
 # npm's summary lines: what install, ci, uninstall, update and audit print after their warnings
