@@ -6057,12 +6057,23 @@ class _Check:
         0.7 us a byte), then of a block holding one: the sources its provenance names (as
         the table-rows rule), each read once by its content's key."""
         derived, datas, joined, ends = self._derived_joined()
-        if not derived or True not in (held := marks_held(joined, _ITEM_WORD_LEADS)):
+        if not derived:
             return
-        leads = tuple(lead for lead, h in zip(_ITEM_WORD_LEADS, held) if h)
+        gate = self.gate
+        # (git status's and terraform's words are looked for only where a source the summaries
+        # derive from may show that tool's records, :func:`_item_records_shown`: they tell no
+        # other item a state, and " creat" and " updat" alone cost the standard summarize
+        # 0.075M instructions; all of them where another lead's places may pass their bound)
+        shown = (True,) * len(_ITEM_SHOWN_LEADS) if len(joined) >= _ITEM_PLACES_BOUNDED else (
+            _item_records_shown(gate, self.post.derived_union()))
+        word_leads = _ITEM_WORD_LEADS_SHOWN[shown]
+        if True not in (held := marks_held(joined, word_leads)):
+            return
+        leads = tuple(lead for lead, h in zip(word_leads, held) if h)
         asked = sorted({bisect.bisect_right(ends, at) for lead in leads
                         for at in _item_lead_places(joined, lead, _ITEM_LEADS_JOINED)})
-        gate = self.gate
+        if word_leads is not _ITEM_WORD_LEADS:  # (a block's words as before: they group a clause's items too)
+            leads = tuple(lead for lead in _ITEM_WORD_LEADS if lead in leads or lead not in word_leads)
         post_blocks = self.post.blocks
         keys, known = gate._handle_key, _ITEM_STATES_BY_KEY
         for n in asked:
@@ -17324,6 +17335,15 @@ _item_words((b"imported", b"imports", b"importing"), (b"grep-role", (b"import",)
 # lead standing in a name there cost ~0.09M more, to find its places): "modified", "defined",
 # "deleted", "added", "passed" and the like are left unread
 _ITEM_WORD_LEADS = (b"track", b"staged", b" creat", b" updat", b"troy", b"live", b"mport", b"Error")
+# (the words a tool's records must show to be told, each (the leads of the source lines
+# :func:`_item_states` reads them from, the leads of its words): git status's sections, terraform's
+# actions; the words of each family tell only its items; :func:`_item_records_shown`)
+_ITEM_SHOWN_LEADS = ((_ITEM_STATE_SOURCE_LEADS[0:3], (b"track", b"staged")),
+                     (_ITEM_STATE_SOURCE_LEADS[3:5], (b" creat", b" updat", b"troy")))
+_ITEM_WORD_LEADS_SHOWN = {shown: tuple(lead for lead in _ITEM_WORD_LEADS if not any(
+    lead in words and not s for (_, words), s in zip(_ITEM_SHOWN_LEADS, shown)))
+    for shown in itertools.product((False, True), repeat=len(_ITEM_SHOWN_LEADS))}
+_ITEM_WORD_LEADS_SHOWN[(True,) * len(_ITEM_SHOWN_LEADS)] = _ITEM_WORD_LEADS
 # a summary's word (a name's part, a path's or an identifier's, is none: "update_request")
 _ITEM_WORD_TOKEN = re.compile(rb"(?<![\w./-])[A-Za-z]+(?:-[A-Za-z]+)*(?![\w/]|-\w)")
 # a word before a state's in its clause that leaves it no state told of the item: a negation
@@ -17411,6 +17431,44 @@ def _item_lead_places(data: bytes, lead: bytes, most: int = 256) -> Iterator[int
 
 
 _ITEM_LEADS_JOINED = 1 << 14
+# (the summaries joined from which a lead searched always may stand more than
+# ``_ITEM_LEADS_JOINED`` times: none of them overlaps itself)
+_ITEM_PLACES_BOUNDED = _ITEM_LEADS_JOINED * min(map(len, _ITEM_WORD_LEADS_SHOWN[(False,) * len(_ITEM_SHOWN_LEADS)]))
+_ITEM_SHOWN_SOURCE_LEADS = tuple(lead for source_leads, _ in _ITEM_SHOWN_LEADS for lead in source_leads)
+# store -> (the handles looked at, for each of :data:`_ITEM_SHOWN_LEADS` those whose source may show its records)
+_ITEM_SHOWN_SEEN: weakref.WeakKeyDictionary[Any, tuple[set[str], tuple[set[str], ...]]] = weakref.WeakKeyDictionary()
+
+
+def _item_records_shown(gate: Gate, wanted: frozenset[str]) -> tuple[bool, ...]:
+    """For each of :data:`_ITEM_SHOWN_LEADS`, whether a source of ``wanted`` may show its
+    records (holds a lead of their lines), in its bytes or in the strings its JSON wraps. Each
+    handle is looked at once a store (its bytes never change under it, as the diff-direction
+    rule's :data:`_DIFF_SOURCES_SEEN`): a check asks a few sets."""
+    known = _ITEM_SHOWN_SEEN.get(gate.store)
+    if known is None:
+        known = _ITEM_SHOWN_SEEN[gate.store] = (set(), tuple(set() for _ in _ITEM_SHOWN_LEADS))
+    seen, shown_by = known
+    if not seen.issuperset(wanted):
+        if len(seen) >= _DIFF_SOURCES_KEPT:
+            seen.clear()
+            for shown in shown_by:
+                shown.clear()
+        for h in wanted - seen:
+            facts = gate.source_facts(h)
+            if facts is None:
+                continue  # (no source yet: asked again)
+            seen.add(h)
+            data = facts.table.data
+            held = marks_held(data, _ITEM_SHOWN_SOURCE_LEADS)
+            if b"\\u" in data:  # (a JSON string holds the lines where its text does, unless escaped: "\\u0020")
+                held = [x or y for x, y in zip(held, marks_held(gate.read_facts(facts).table.data,
+                                                                _ITEM_SHOWN_SOURCE_LEADS))]
+            at = 0
+            for (source_leads, _), shown in zip(_ITEM_SHOWN_LEADS, shown_by):
+                if True in held[at:at + len(source_leads)]:
+                    shown.add(h)
+                at += len(source_leads)
+    return tuple([not shown.isdisjoint(wanted) for shown in shown_by])
 
 
 def _item_sentences(data: bytes, words: list[tuple[Any, ...]]) -> list[tuple[int, int]]:
