@@ -17351,10 +17351,13 @@ _ITEM_WORD_TOKEN = re.compile(rb"(?<![\w./-])[A-Za-z]+(?:-[A-Za-z]+)*(?![\w/]|-\
 _ITEM_WORD_UNTOLD = re.compile(rb"(?i)(?<![\w])(?:not|no|never|none|nothing|neither|nor|without|instead|rather|"
                                rb"need|needs|should|must|can|could|would|may|might|if|unless|once|until|before|"
                                rb"after|whether|run|use|expected|expect|expects|want|zero)(?![\w])|n't|(?<![\w.])0(?![\w.])")
+# the words joining two clauses ("X is modified and Y untracked"), where the item-state and
+# table-row rules cut a sentence (their other cuts differ: :data:`_TABLE_CLAUSE_SPLIT`)
+_CLAUSE_JOINING_WORDS = rb"and|but|while|whereas|plus"
 # where a clause ends: a sentence's end, a list's comma, a conjunction ("X is modified and Y untracked")
 _ITEM_SENTENCE_CUT = re.compile(rb"[;!?\n]|\.(?=[ \t\r\n]|\Z)")
-_ITEM_CLAUSE_CUT = re.compile(rb"[;!?\n,]|\.(?=[ \t\r\n]|\Z)|(?i:(?<![\w])(?:and|but|while|whereas|plus|"
-                              rb"as[ \t]+well[ \t]+as)(?![\w]))")
+_ITEM_CLAUSE_CUT = re.compile(rb"[;!?\n,]|\.(?=[ \t\r\n]|\Z)|(?i:(?<![\w])(?:" + _CLAUSE_JOINING_WORDS
+                              + rb"|as[ \t]+well[ \t]+as)(?![\w]))")
 # a name a summary may give an item: a path, an address, a node id (a blank, a quote or a bracket ends it)
 _ITEM_TOKEN = re.compile(rb"[\w./:\[\]@-]*[\w\]]")
 _ITEM_PLACE = re.compile(rb"(?::[0-9]+){1,2}\Z")
@@ -18021,8 +18024,12 @@ _TABLE_NUMBER = re.compile(rb"(?<![\w.])\d+(?:\.\d+)?")
 _TABLE_TWO_DIGITS = re.compile(rb"\d[\d.,]*\d")
 _TABLE_KEY_TOKEN = re.compile(rb"\w(?:[\w.:@/+-]*\w)?")
 _TABLE_CLAUSE_NUMBER = re.compile(rb"(?<![\w.:/-])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.:/-])\d+(?:\.\d+)?")
-# (a colon before a figure keeps it with its key, "shipped: 412": red team 142, F07; before words it parts a clause)
-_TABLE_CLAUSE_SPLIT = re.compile(rb"[.;!?](?=\s|$)|,\s|\s(?:and|but|while|whereas|plus)\s|\n|:\s(?![ \t]*\d)")
+# (a colon before a figure keeps it with its key, "shipped: 412": red team 142, F07; before words it parts a clause,
+# "come from different authors: Jane Doe and Bob Smith"). Not :data:`_ITEM_CLAUSE_CUT`, whose joining
+# words it shares: that one keeps a colon's sides together ("src/cache.py: untracked" is an item
+# and its state) and cuts at every comma, at "as well as" and at "AND" ("X is modified as well as
+# Y is untracked"); this one keeps a figure's thousands together ("1,523", :data:`_TABLE_CLAUSE_NUMBER`).
+_TABLE_CLAUSE_SPLIT = re.compile(rb"[.;!?](?=\s|$)|,\s|\s(?:" + _CLAUSE_JOINING_WORDS + rb")\s|\n|:\s(?![ \t]*\d)")
 # (headers whose cells name their row as its first cell does: a pod, a container, a file, an image)
 _TABLE_KEY_HEADERS = frozenset((b"name", b"names", b"image", b"file", b"filename", b"pod", b"container",
                                 b"service", b"host", b"node", b"repository", b"package"))
