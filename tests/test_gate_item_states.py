@@ -8,8 +8,10 @@ items whose state the source does not give) stay accepted."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
-from gate_helpers import assert_accepted, find
+from gate_helpers import assert_accepted, find, gate_for, summary, tool
 from test_gate_counted_rows import (
     GIT_STATUS,  # (red team 142's git status, F06 and F19)
 )
@@ -206,3 +208,31 @@ def test_the_records_read_by_item():
     assert grep[b"jobs.py"] == {b"grep-role": {b"import"}}
     # (hits sharing no name, two searches' or a regex's, give no file a role)
     assert not _item_states(b"src/a.py:3:alpha = 1\nsrc/b.py:9:beta = 2\n").states
+
+
+# (git status's and terraform's words are read only where a source of the summaries may show
+# that tool's records, each source looked at once a store: a plan its JSON wraps with escaped
+# blanks, and a plan source a later check of the same store brings, are still read)
+def test_a_plan_wrapped_in_json_with_escaped_blanks_is_read():
+    wrapped = json.dumps({"stdout": TERRAFORM}).replace(" will be ", "\\u0020will\\u0020be ")
+    assert " will be " not in wrapped
+    found = find(_summarize(wrapped, "The plan destroys aws_s3_bucket.logs."), "I1", block="s")
+    assert found.evidence["change"] == "item_state_repaired"
+    assert_accepted(_summarize(wrapped, "The plan creates aws_s3_bucket.logs."))
+
+
+@pytest.mark.parametrize(("source", "lie", "honest"), [
+    (TERRAFORM, "The plan destroys aws_s3_bucket.logs.", "The plan creates aws_s3_bucket.logs."),
+    (GIT_STATUS, "src/cache.py is untracked.", "notes.txt is untracked."),
+])
+def test_a_later_check_of_the_store_reads_its_new_sources(source, lie, honest):
+    g = gate_for({"tool:c1": GREP, "tool:c2": source})
+    grep, other = tool("t1", "tool:c1", GREP), tool("t2", "tool:c2", source)
+    assert_accepted(g.check([grep], [grep, summary("s1", "MAX_RETRIES = 5 lives in src/http/client.py.", ["tool:c1"])],
+                            operator="summarize"))
+    for text in (lie, honest):
+        verdict = g.check([grep, other], [grep, other, summary("s", text, ["tool:c2"])], operator="summarize")
+        if text == lie:
+            assert find(verdict, "I1", block="s").evidence["change"] == "item_state_repaired"
+        else:
+            assert_accepted(verdict)

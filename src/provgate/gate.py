@@ -6057,12 +6057,23 @@ class _Check:
         0.7 us a byte), then of a block holding one: the sources its provenance names (as
         the table-rows rule), each read once by its content's key."""
         derived, datas, joined, ends = self._derived_joined()
-        if not derived or True not in (held := marks_held(joined, _ITEM_WORD_LEADS)):
+        if not derived:
             return
-        leads = tuple(lead for lead, h in zip(_ITEM_WORD_LEADS, held) if h)
+        gate = self.gate
+        # (git status's and terraform's words are looked for only where a source the summaries
+        # derive from may show that tool's records, :func:`_item_records_shown`: they tell no
+        # other item a state, and " creat" and " updat" alone cost the standard summarize
+        # 0.075M instructions; all of them where another lead's places may pass their bound)
+        shown = (True,) * len(_ITEM_SHOWN_LEADS) if len(joined) >= _ITEM_PLACES_BOUNDED else (
+            _item_records_shown(gate, self.post.derived_union()))
+        word_leads = _ITEM_WORD_LEADS_SHOWN[shown]
+        if True not in (held := marks_held(joined, word_leads)):
+            return
+        leads = tuple(lead for lead, h in zip(word_leads, held) if h)
         asked = sorted({bisect.bisect_right(ends, at) for lead in leads
                         for at in _item_lead_places(joined, lead, _ITEM_LEADS_JOINED)})
-        gate = self.gate
+        if word_leads is not _ITEM_WORD_LEADS:  # (a block's words as before: they group a clause's items too)
+            leads = tuple(lead for lead in _ITEM_WORD_LEADS if lead in leads or lead not in word_leads)
         post_blocks = self.post.blocks
         keys, known = gate._handle_key, _ITEM_STATES_BY_KEY
         for n in asked:
@@ -17324,6 +17335,15 @@ _item_words((b"imported", b"imports", b"importing"), (b"grep-role", (b"import",)
 # lead standing in a name there cost ~0.09M more, to find its places): "modified", "defined",
 # "deleted", "added", "passed" and the like are left unread
 _ITEM_WORD_LEADS = (b"track", b"staged", b" creat", b" updat", b"troy", b"live", b"mport", b"Error")
+# (the words a tool's records must show to be told, each (the leads of the source lines
+# :func:`_item_states` reads them from, the leads of its words): git status's sections, terraform's
+# actions; the words of each family tell only its items; :func:`_item_records_shown`)
+_ITEM_SHOWN_LEADS = ((_ITEM_STATE_SOURCE_LEADS[0:3], (b"track", b"staged")),
+                     (_ITEM_STATE_SOURCE_LEADS[3:5], (b" creat", b" updat", b"troy")))
+_ITEM_WORD_LEADS_SHOWN = {shown: tuple(lead for lead in _ITEM_WORD_LEADS if not any(
+    lead in words and not s for (_, words), s in zip(_ITEM_SHOWN_LEADS, shown)))
+    for shown in itertools.product((False, True), repeat=len(_ITEM_SHOWN_LEADS))}
+_ITEM_WORD_LEADS_SHOWN[(True,) * len(_ITEM_SHOWN_LEADS)] = _ITEM_WORD_LEADS
 # a summary's word (a name's part, a path's or an identifier's, is none: "update_request")
 _ITEM_WORD_TOKEN = re.compile(rb"(?<![\w./-])[A-Za-z]+(?:-[A-Za-z]+)*(?![\w/]|-\w)")
 # a word before a state's in its clause that leaves it no state told of the item: a negation
@@ -17331,10 +17351,13 @@ _ITEM_WORD_TOKEN = re.compile(rb"(?<![\w./-])[A-Za-z]+(?:-[A-Za-z]+)*(?![\w/]|-\
 _ITEM_WORD_UNTOLD = re.compile(rb"(?i)(?<![\w])(?:not|no|never|none|nothing|neither|nor|without|instead|rather|"
                                rb"need|needs|should|must|can|could|would|may|might|if|unless|once|until|before|"
                                rb"after|whether|run|use|expected|expect|expects|want|zero)(?![\w])|n't|(?<![\w.])0(?![\w.])")
+# the words joining two clauses ("X is modified and Y untracked"), where the item-state and
+# table-row rules cut a sentence (their other cuts differ: :data:`_TABLE_CLAUSE_SPLIT`)
+_CLAUSE_JOINING_WORDS = rb"and|but|while|whereas|plus"
 # where a clause ends: a sentence's end, a list's comma, a conjunction ("X is modified and Y untracked")
 _ITEM_SENTENCE_CUT = re.compile(rb"[;!?\n]|\.(?=[ \t\r\n]|\Z)")
-_ITEM_CLAUSE_CUT = re.compile(rb"[;!?\n,]|\.(?=[ \t\r\n]|\Z)|(?i:(?<![\w])(?:and|but|while|whereas|plus|"
-                              rb"as[ \t]+well[ \t]+as)(?![\w]))")
+_ITEM_CLAUSE_CUT = re.compile(rb"[;!?\n,]|\.(?=[ \t\r\n]|\Z)|(?i:(?<![\w])(?:" + _CLAUSE_JOINING_WORDS
+                              + rb"|as[ \t]+well[ \t]+as)(?![\w]))")
 # a name a summary may give an item: a path, an address, a node id (a blank, a quote or a bracket ends it)
 _ITEM_TOKEN = re.compile(rb"[\w./:\[\]@-]*[\w\]]")
 _ITEM_PLACE = re.compile(rb"(?::[0-9]+){1,2}\Z")
@@ -17411,6 +17434,44 @@ def _item_lead_places(data: bytes, lead: bytes, most: int = 256) -> Iterator[int
 
 
 _ITEM_LEADS_JOINED = 1 << 14
+# (the summaries joined from which a lead searched always may stand more than
+# ``_ITEM_LEADS_JOINED`` times: none of them overlaps itself)
+_ITEM_PLACES_BOUNDED = _ITEM_LEADS_JOINED * min(map(len, _ITEM_WORD_LEADS_SHOWN[(False,) * len(_ITEM_SHOWN_LEADS)]))
+_ITEM_SHOWN_SOURCE_LEADS = tuple(lead for source_leads, _ in _ITEM_SHOWN_LEADS for lead in source_leads)
+# store -> (the handles looked at, for each of :data:`_ITEM_SHOWN_LEADS` those whose source may show its records)
+_ITEM_SHOWN_SEEN: weakref.WeakKeyDictionary[Any, tuple[set[str], tuple[set[str], ...]]] = weakref.WeakKeyDictionary()
+
+
+def _item_records_shown(gate: Gate, wanted: frozenset[str]) -> tuple[bool, ...]:
+    """For each of :data:`_ITEM_SHOWN_LEADS`, whether a source of ``wanted`` may show its
+    records (holds a lead of their lines), in its bytes or in the strings its JSON wraps. Each
+    handle is looked at once a store (its bytes never change under it, as the diff-direction
+    rule's :data:`_DIFF_SOURCES_SEEN`): a check asks a few sets."""
+    known = _ITEM_SHOWN_SEEN.get(gate.store)
+    if known is None:
+        known = _ITEM_SHOWN_SEEN[gate.store] = (set(), tuple(set() for _ in _ITEM_SHOWN_LEADS))
+    seen, shown_by = known
+    if not seen.issuperset(wanted):
+        if len(seen) >= _DIFF_SOURCES_KEPT:
+            seen.clear()
+            for shown in shown_by:
+                shown.clear()
+        for h in wanted - seen:
+            facts = gate.source_facts(h)
+            if facts is None:
+                continue  # (no source yet: asked again)
+            seen.add(h)
+            data = facts.table.data
+            held = marks_held(data, _ITEM_SHOWN_SOURCE_LEADS)
+            if b"\\u" in data:  # (a JSON string holds the lines where its text does, unless escaped: "\\u0020")
+                held = [x or y for x, y in zip(held, marks_held(gate.read_facts(facts).table.data,
+                                                                _ITEM_SHOWN_SOURCE_LEADS))]
+            at = 0
+            for (source_leads, _), shown in zip(_ITEM_SHOWN_LEADS, shown_by):
+                if True in held[at:at + len(source_leads)]:
+                    shown.add(h)
+                at += len(source_leads)
+    return tuple([not shown.isdisjoint(wanted) for shown in shown_by])
 
 
 def _item_sentences(data: bytes, words: list[tuple[Any, ...]]) -> list[tuple[int, int]]:
@@ -17963,8 +18024,12 @@ _TABLE_NUMBER = re.compile(rb"(?<![\w.])\d+(?:\.\d+)?")
 _TABLE_TWO_DIGITS = re.compile(rb"\d[\d.,]*\d")
 _TABLE_KEY_TOKEN = re.compile(rb"\w(?:[\w.:@/+-]*\w)?")
 _TABLE_CLAUSE_NUMBER = re.compile(rb"(?<![\w.:/-])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.:/-])\d+(?:\.\d+)?")
-# (a colon before a figure keeps it with its key, "shipped: 412": red team 142, F07; before words it parts a clause)
-_TABLE_CLAUSE_SPLIT = re.compile(rb"[.;!?](?=\s|$)|,\s|\s(?:and|but|while|whereas|plus)\s|\n|:\s(?![ \t]*\d)")
+# (a colon before a figure keeps it with its key, "shipped: 412": red team 142, F07; before words it parts a clause,
+# "come from different authors: Jane Doe and Bob Smith"). Not :data:`_ITEM_CLAUSE_CUT`, whose joining
+# words it shares: that one keeps a colon's sides together ("src/cache.py: untracked" is an item
+# and its state) and cuts at every comma, at "as well as" and at "AND" ("X is modified as well as
+# Y is untracked"); this one keeps a figure's thousands together ("1,523", :data:`_TABLE_CLAUSE_NUMBER`).
+_TABLE_CLAUSE_SPLIT = re.compile(rb"[.;!?](?=\s|$)|,\s|\s(?:" + _CLAUSE_JOINING_WORDS + rb")\s|\n|:\s(?![ \t]*\d)")
 # (headers whose cells name their row as its first cell does: a pod, a container, a file, an image)
 _TABLE_KEY_HEADERS = frozenset((b"name", b"names", b"image", b"file", b"filename", b"pod", b"container",
                                 b"service", b"host", b"node", b"repository", b"package"))
@@ -18083,23 +18148,26 @@ _LINE_LEAD_MISSES = 64
 _DIFFSTAT_ROW = re.compile(rb"[ \t]*([^\s|]+)[ \t]+\|[ \t]*([0-9]+) [+-]+\r?(?:\n|\Z)")
 
 
-def _diffstat_row_matches(data: bytes, most: int = 1 << 30) -> Iterator[re.Match[bytes]]:
-    """git's --stat rows of ``data``, at most ``most``: each line holding " | " matched once
-    from its start (a line of many bars is not searched again), so linear in ``data``; past
-    ``_LINE_LEAD_MISSES`` lines holding it that are no row, none read (a markdown table)."""
-    at, line_end, misses = data.find(b" | "), 0, _LINE_LEAD_MISSES
-    while at >= 0 and most > 0:
-        start = data.rfind(b"\n", line_end, at) + 1 or line_end
-        m = _DIFFSTAT_ROW.match(data, start)
+def _lead_line_matches(data: bytes, lead: bytes, pattern: re.Pattern[bytes], most: int = 1 << 30,
+                       together: bool = False) -> Iterator[re.Match[bytes]]:
+    """``pattern`` matched once from the start of each line of ``data`` holding ``lead``, at most
+    ``most`` matches: a line holding the lead many times is not searched again, so linear in
+    ``data`` (a pattern tried at every line cost ~0.2 s a megabyte of prose). Past
+    ``_LINE_LEAD_MISSES`` lines holding the lead that it does not match, the rest is left unread
+    (a markdown table's lines, prose's parentheses); with ``together``, so is the rest after the
+    first such line once a line has matched (a tool's lines, git blame's, stand together)."""
+    at, line_end, misses, found = data.find(lead), 0, _LINE_LEAD_MISSES, 0
+    while at >= 0 and found < most:
+        m = pattern.match(data, data.rfind(b"\n", line_end, at) + 1 or line_end)
         if m is not None:
-            most -= 1
+            found += 1
             yield m
-        elif (misses := misses - 1) < 0:
-            return  # (a table's lines, not git's: its stat rows are the lines of " | " it prints)
+        elif (misses := misses - 1) < 0 or together and found:
+            return
         line_end = data.find(b"\n", at)
         if line_end < 0:
             return
-        at = data.find(b" | ", line_end)
+        at = data.find(lead, line_end)
 
 
 def _diffstat_rows(data: bytes) -> list[tuple[frozenset[bytes], frozenset[bytes]]]:
@@ -18107,7 +18175,7 @@ def _diffstat_rows(data: bytes) -> list[tuple[frozenset[bytes], frozenset[bytes]
     path's last part (``client.py``): one table for all of a source's stat blocks, so a path
     a ``git log --stat`` lists in two commits names no row (its counts are either's)."""
     rows: list[tuple[frozenset[bytes], frozenset[bytes]]] = []
-    for m in _diffstat_row_matches(data):
+    for m in _lead_line_matches(data, b" | ", _DIFFSTAT_ROW):
         path = m[1].removeprefix(b".../")
         _table_row([path, path.rsplit(b"/", 1)[-1]], [m[2]], rows)
     return rows
@@ -18145,26 +18213,17 @@ def _blame_rows(data: bytes) -> _BlameRead | None:
     """git blame's lines of a source, or None where it has none or one author only (nothing to
     re-pair). Each line holding " (" is matched once from its start, so linear in ``data``;
     the first ``_BLAME_LINES`` read, up to the first line after them holding " (" that is not
-    blame's, and none past ``_LINE_LEAD_MISSES`` such lines before them."""
+    blame's, and none past ``_LINE_LEAD_MISSES`` such lines before them
+    (:func:`_lead_line_matches`)."""
     lines: list[tuple[bytes, bytes, bytes]] = []
     named: dict[bytes, list[int]] = {}
-    at, line_end, misses = data.find(b" ("), 0, _LINE_LEAD_MISSES
-    while at >= 0 and len(lines) < _BLAME_LINES:
-        m = _BLAME_LINE.match(data, data.rfind(b"\n", line_end, at) + 1 or line_end)
-        if m is None:
-            misses -= 1
-            if misses < 0 or lines:
-                break  # (prose's parentheses: a blame's lines are the first holding " (", and together)
-        else:
-            for n in _BLAME_NAME.finditer(m[4]):
-                name = n[2]
-                if n[1] or n[3] or b"_" in name or not name[1:].islower() and not name.isdigit():
-                    named.setdefault(name, []).append(len(lines))
-            lines.append((m[1].strip(), m[2], m[3]))
-        line_end = data.find(b"\n", at)
-        if line_end < 0:
-            break
-        at = data.find(b" (", line_end)
+    # (prose's parentheses: a blame's lines are the first holding " (", and together)
+    for m in _lead_line_matches(data, b" (", _BLAME_LINE, _BLAME_LINES, together=True):
+        for n in _BLAME_NAME.finditer(m[4]):
+            name = n[2]
+            if n[1] or n[3] or b"_" in name or not name[1:].islower() and not name.isdigit():
+                named.setdefault(name, []).append(len(lines))
+        lines.append((m[1].strip(), m[2], m[3]))
     people = {author for author, _, _ in lines}
     if len(people) < 2:
         return None
@@ -27500,7 +27559,7 @@ def _numbers_by_key(facts: _Facts, plural_only: bool = False) -> dict[bytes, set
     if b" | " in data and b"changed" in data:
         # (a file's stat row counts its lines: "README.md adds 2 lines" of ``README.md | 2 ++``
         # is that row's count, whatever other key sets 2)
-        for m in _diffstat_row_matches(data, _GIT_STAT_LINES):
+        for m in _lead_line_matches(data, b" | ", _DIFFSTAT_ROW, _GIT_STAT_LINES):
             by_key.setdefault(b"lines", set()).add(m[2].lstrip(b"0") or b"0")
     if (b"packages" in data or b"vulnerabilit" in data) and (npm := _npm_counts(data)):
         for key, numbers in npm.items():
@@ -27573,21 +27632,13 @@ def _npm_count_lines(data: bytes) -> Iterator[re.Match[bytes]]:
     """npm's summary lines of ``data`` (:data:`_NPM_COUNT_LINE`), at most ``_NPM_COUNT_LINES``:
     each line holding ``packag`` or ``vulnerabilit`` matched once from its start (a pattern
     tried at every line cost ~60 ms a megabyte of prose), so linear in ``data``; past
-    ``_LINE_LEAD_MISSES`` lines holding a lead that are not npm's, that lead is read no further."""
+    ``_LINE_LEAD_MISSES`` lines holding a lead that are not npm's, that lead is read no further
+    (:func:`_lead_line_matches`)."""
     most = _NPM_COUNT_LINES
     for lead in (b"packag", b"vulnerabilit"):
-        at, line_end, misses = data.find(lead), 0, _LINE_LEAD_MISSES
-        while at >= 0 and most > 0 and misses >= 0:
-            m = _NPM_COUNT_LINE.match(data, data.rfind(b"\n", line_end, at) + 1 or line_end)
-            if m is not None:
-                most -= 1
-                yield m
-            else:
-                misses -= 1
-            line_end = data.find(b"\n", at)
-            if line_end < 0:
-                break
-            at = data.find(lead, line_end)
+        for m in _lead_line_matches(data, lead, _NPM_COUNT_LINE, most):
+            most -= 1
+            yield m
 
 
 # npm's summary lines: what install, ci, uninstall, update and audit print after their warnings
