@@ -933,6 +933,8 @@ cdef inline int gram_cache_expect(GramCache* cache, offset_t n_needles, const of
     first search: the scans before the ``GRAM_BUILD_AT``-th are then filtered too (I5's ~88
     quotes in one 17 KB text: 7 memmem scans of it, ~0.28 M instructions a summarize check).
     Only when the bitmap is made changes, not what is found."""
+    if n_needles < GRAM_BUILD_AT:
+        return 0  # (no haystack can be searched so often: most calls, at no cost)
     cdef offset_t* per_group = <offset_t*>calloc(max(n_groups, 1), sizeof(offset_t))
     cdef offset_t* per_haystack = <offset_t*>calloc(max(cache.n, 1), sizeof(offset_t))
     cdef offset_t i, g, m

@@ -1376,7 +1376,7 @@ def undrawn_values(tables, drawn, kind):
     the kind columns in place, without the GIL, then a bytes object per row found (a few of
     a summarize's hundreds), where the gate joined four columns of every table and sliced
     each row's bytes by numpy scalars."""
-    return _undrawn(tables, drawn, (kind,), ("kind",))[0]
+    return _undrawn(tables, drawn, (kind,), False)[0]
 
 
 def undrawn_values_of_kinds(tables, drawn, kinds):
@@ -1384,10 +1384,10 @@ def undrawn_values_of_kinds(tables, drawn, kinds):
     is ``provgate._factdiff_py.undrawn_values_of_kinds``."""
     if type(kinds) is not tuple:
         raise TypeError(f"kinds must be a tuple of ints, not {type(kinds).__name__}")
-    return _undrawn(tables, drawn, kinds, tuple([f"kinds[{i}]" for i in range(len(kinds))]))
+    return _undrawn(tables, drawn, kinds, True)
 
 
-cdef list _undrawn(tables, drawn, tuple wanted, tuple names):
+cdef list _undrawn(tables, drawn, tuple wanted, bint many):
     # each attribute read once, and the objects read are the objects checked (red team 34,
     # 01: a property giving an int8 column to the read and an int64 one to a second look)
     if not isinstance(tables, (list, tuple)):
@@ -1432,18 +1432,22 @@ cdef list _undrawn(tables, drawn, tuple wanted, tuple names):
                     and _is_column(starts[t], cnp.NPY_INT64, n) and _is_column(ends[t], cnp.NPY_INT64, n)):
                 raise InvalidArgumentError(f"tables[{t}] cannot be read as a fact table's columns", argument="tables")
             total += n
-    for w in range(n_wanted):
-        _check_kind_int(wanted[w], names[w])
-    check_distinct_kinds(wanted)
-    if not _is_column(drawn, cnp.NPY_BOOL, total):
-        check_drawn(drawn, total)  # raises, or it is a view
-        drawn = np.ascontiguousarray(drawn)
-    # each kind's place in ``wanted`` (-1: not asked for)
+    # each kind's place in ``wanted`` (-1: not asked for); a kind's name is made only for an
+    # error (an f-string a call cost the next edit's check more than this stop's cut saved it)
     cdef int slot_of[256]
     for w in range(256):
         slot_of[w] = -1
+    for w in range(n_wanted):  # (every kind checked before their distinctness, as the reference does)
+        kind = wanted[w]
+        if type(kind) is not int or not 0 <= kind <= 255:
+            _check_kind_int(kind, f"kinds[{w}]" if many else "kind")  # raises
     for w in range(n_wanted):
+        if slot_of[<uint8_t>wanted[w]] >= 0:
+            check_distinct_kinds(wanted)  # raises
         slot_of[<uint8_t>wanted[w]] = <int>w
+    if not _is_column(drawn, cnp.NPY_BOOL, total):
+        check_drawn(drawn, total)  # raises, or it is a view
+        drawn = np.ascontiguousarray(drawn)
     cdef const unsigned char* flags = <const unsigned char*>cnp.PyArray_DATA(<cnp.ndarray>drawn)
     # rows found: (table, start, end, slot) each; at most every row
     cdef cnp.ndarray found = np.empty((max(total, 1), 4), dtype=np.int64)

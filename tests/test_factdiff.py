@@ -1856,6 +1856,7 @@ def test_undrawn_values_of_kinds_are_each_kinds_undrawn_values(impl, case, kinds
         ({"kinds": (1, 1)}, InvalidArgumentError, r"kinds must be distinct, got \[1, 1\]"),
         ({"kinds": (1, 256)}, InvalidArgumentError, r"kinds\[1\] must be in 0..255"),
         ({"kinds": (True,)}, TypeError, r"kinds\[0\] must be an int, not bool"),
+        ({"kinds": (1, 1, 256)}, InvalidArgumentError, r"kinds\[2\] must be in 0..255"),
         # (every table is checked before the kinds, the kinds before the flags)
         ({"tables": [object()], "kinds": (1, 1)}, TypeError, r"tables\[0\].data"),
         ({"kinds": (1, 1), "drawn": [False]}, InvalidArgumentError, "kinds must be distinct"),
