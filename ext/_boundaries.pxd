@@ -838,7 +838,9 @@ cdef enum:
     # memmem skims a haystack several times faster than its bitmap is filled, so the bitmap
     # pays only after several searches (gate benchmark, summarize: made on a haystack's second
     # search, grounding's sources, each searched a few times, took 250 -> 370 us; made on the
-    # eighth, grounding is unchanged and I5's 89 quotes in one 17 KB text take 231 -> 72 us)
+    # eighth, grounding is unchanged and I5's 89 quotes in one 17 KB text take 231 -> 72 us).
+    # A call that knows a haystack will be searched this often has it made on its first
+    # search (gram_cache_expect)
     GRAM_BUILD_AT = 8
     # at most this many bitmaps per call: many haystacks of ~1 KiB each, each searched a few
     # times, would otherwise take 8x their size (review rv21, 03: 20 MiB of haystacks,
@@ -921,6 +923,38 @@ cdef inline void gram_cache_free(GramCache* cache) noexcept nogil:
     cache.bits = NULL
     cache.shift = NULL
     cache.searched = NULL
+
+
+cdef inline int gram_cache_expect(GramCache* cache, offset_t n_needles, const offset_t* needle_lens,
+                                  const offset_t* needle_group, offset_t n_groups, const offset_t* offsets,
+                                  const offset_t* members) except -1:
+    """Mark the haystacks that the needles' groups will search ``GRAM_BUILD_AT`` times or more
+    (at most: a needle found in one member skips the rest) to have their bitmap made on their
+    first search: the scans before the ``GRAM_BUILD_AT``-th are then filtered too (I5's ~88
+    quotes in one 17 KB text: 7 memmem scans of it, ~0.28 M instructions a summarize check).
+    Only when the bitmap is made changes, not what is found."""
+    if n_needles < GRAM_BUILD_AT:
+        return 0  # (no haystack can be searched so often: most calls, at no cost)
+    cdef offset_t* per_group = <offset_t*>calloc(max(n_groups, 1), sizeof(offset_t))
+    cdef offset_t* per_haystack = <offset_t*>calloc(max(cache.n, 1), sizeof(offset_t))
+    cdef offset_t i, g, m
+    if per_group == NULL or per_haystack == NULL:
+        free(per_group)
+        free(per_haystack)
+        raise MemoryError()
+    for i in range(n_needles):
+        if needle_lens[i] >= 4:  # (a shorter needle never reads a bitmap)
+            per_group[needle_group[i]] += 1
+    for g in range(n_groups):
+        if per_group[g]:
+            for m in range(offsets[g], offsets[g + 1]):
+                per_haystack[members[m]] += per_group[g]
+    for i in range(cache.n):
+        if per_haystack[i] >= GRAM_BUILD_AT:
+            cache.searched[i] = GRAM_BUILD_AT - 1
+    free(per_group)
+    free(per_haystack)
+    return 0
 
 
 cdef inline uint64_t* make_grams(const byte_t* h, offset_t hn, offset_t j, GramCache* grams) noexcept nogil:

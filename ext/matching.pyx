@@ -17,8 +17,8 @@ from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
-from _boundaries cimport (GramCache, Marks, after_negation, classify, fill_byte_classes, fill_marks, gram_cache_free,
-                          gram_cache_init, group_member_occurring, write_marked)
+from _boundaries cimport (GramCache, Marks, after_negation, classify, fill_byte_classes, fill_marks, gram_cache_expect,
+                          gram_cache_free, gram_cache_init, group_member_occurring, write_marked)
 from _byte_batches cimport byte_data, byte_items, lengths_of, pointers_of
 from _grouping cimport flat_grouping
 from _types cimport byte_t, offset_t
@@ -178,6 +178,7 @@ def occurs_at_boundaries(needles, haystacks, *, groups=None, needle_group=None, 
     cdef GramCache grams
     gram_cache_init(&grams, k)
     try:
+        gram_cache_expect(&grams, n, nl, p_group, offsets_arr.shape[0] - 1, p_offsets, p_members)
         with nogil:
             for i in range(n):
                 g = p_group[i]

@@ -1834,6 +1834,49 @@ def test_undrawn_values_skip_rows_drawn_or_of_another_kind_whatever_their_spans(
     assert owners.tolist() == [0] and values == [b"ab"]
 
 
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=value_tables(), kinds=st.lists(st.integers(0, 3), min_size=1, max_size=4, unique=True).map(tuple))
+def test_undrawn_values_of_kinds_are_each_kinds_undrawn_values(impl, case, kinds):
+    # (I5 asks for its key=value and quote rows in one read of the tables)
+    tables, drawn = case
+    found = impl.undrawn_values_of_kinds(tables, drawn, kinds)
+    assert type(found) is list and len(found) == len(kinds)
+    reference = _load("reference").undrawn_values_of_kinds(tuple(tables), drawn, kinds)
+    for (owners, values), (their_owners, their_values), kind in zip(found, reference, kinds):
+        alone = impl.undrawn_values(tables, drawn, kind)
+        assert owners.dtype == np.int64 and type(values) is list
+        assert owners.tolist() == alone[0].tolist() == their_owners.tolist() and values == alone[1] == their_values
+
+
+@pytest.mark.parametrize(
+    "change, exc, message",
+    [
+        ({"kinds": [1]}, TypeError, "kinds must be a tuple of ints, not list"),
+        ({"kinds": 1}, TypeError, "kinds must be a tuple of ints, not int"),
+        ({"kinds": (1, 1)}, InvalidArgumentError, r"kinds must be distinct, got \[1, 1\]"),
+        ({"kinds": (1, 256)}, InvalidArgumentError, r"kinds\[1\] must be in 0..255"),
+        ({"kinds": (True,)}, TypeError, r"kinds\[0\] must be an int, not bool"),
+        ({"kinds": (1, 1, 256)}, InvalidArgumentError, r"kinds\[2\] must be in 0..255"),
+        # (every table is checked before the kinds, the kinds before the flags)
+        ({"tables": [object()], "kinds": (1, 1)}, TypeError, r"tables\[0\].data"),
+        ({"kinds": (1, 1), "drawn": [False]}, InvalidArgumentError, "kinds must be distinct"),
+        # a span outside its data: the first such row of any of the kinds, tables end to end
+        ({"tables": [_value_table(b"ab", [(1, 0, 1), (0, 9, 9)]), _value_table(b"ab", [(1, 7, 7)])]},
+         InvalidArgumentError, r"tables\[0\] row 1 spans bytes 9..9"),
+        ({"tables": [_value_table(b"ab", [(2, 9, 9), (0, 0, 1)]), _value_table(b"ab", [(1, 0, 1), (1, 5, 6)])]},
+         InvalidArgumentError, r"tables\[1\] row 1 spans bytes 5..6"),
+    ],
+)
+def test_undrawn_values_of_kinds_refuses_bad_input(impl, change, exc, message):
+    args = {"tables": [_value_table(b"ab", [(1, 0, 1)])], "drawn": np.zeros(1, np.bool_), "kinds": (1, 0)}
+    if "tables" in change:
+        tables = change["tables"]
+        args["drawn"] = np.zeros(sum(len(getattr(t, "kind", ())) for t in tables), np.bool_)
+    args.update(change)
+    with pytest.raises(exc, match=message):
+        impl.undrawn_values_of_kinds(**args)
+
+
 def _aliases_of_left():
     # each: (left, queries, kinds, the argument named): a query or kinds array over left's bytes
     left = np.ones(4, dtype=np.int64)

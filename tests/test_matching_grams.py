@@ -3,7 +3,7 @@ haystack: native against the reference (which has no prefilter) and against the 
 answer, at haystack sizes on each side of the thresholds.
 
 The prefilter is made on a haystack's GRAM_BUILD_AT-th (8th) search of a needle of 4 bytes or
-more, for haystacks of GRAM_MIN_HAYSTACK (1,024) bytes or more; its bitmap has 8 to 16 bits a
+more (on its first when the call's groups give it 8 such needles or more), for haystacks of GRAM_MIN_HAYSTACK (1,024) bytes or more; its bitmap has 8 to 16 bits a
 haystack byte, at least 65,536 bits (so haystacks above 8,192 bytes get a bigger one), and the
 bitmaps of one call above that size share a 64 MiB budget. It must stay exact: a haystack is
 skipped only when a 4-gram of the needle truly is not in it.
@@ -108,3 +108,21 @@ def test_occurs_at_boundaries_in_haystacks_with_sized_bitmaps_equals_the_referen
     expected = _load("reference").occurs_at_boundaries(needles, haystacks, modes=modes).tolist()
     for which in IMPLEMENTATIONS:
         assert _load(which).occurs_at_boundaries(needles, haystacks, modes=modes).tolist() == expected
+
+
+def test_occurs_at_boundaries_makes_a_bitmap_first_where_a_haystack_is_searched_eight_times(impl):
+    # a haystack that eight needles of 4 bytes or more will search (across the groups it is a
+    # member of) has its bitmap made on its first search, not its eighth: every needle, the
+    # first ones too, is then filtered, and every answer stays the same. Haystack 0 is in both
+    # groups (4 + 4 needles: made first), haystack 1 in one (4: made never), haystack 2 gets 7
+    # long needles and two short ones (never)
+    haystacks = [_haystack(20_000), _haystack(20_000).replace(b"first-word", b"first word"), _haystack(5_000)]
+    cases = [(b"first-word", True, 0), (b"w0000003 w0000004", True, 0), (b"w9999999", False, 0), (b"last", True, 0),
+             (b"first word", True, 1), (b"w0000003 w0000005", False, 1), (b"0000003", False, 1), (b"lastx", False, 1),
+             *((b"w000000%d" % k, True, 2) for k in range(2, 9)), (b"wor", False, 2), (b"w", False, 2)]
+    groups = [[0], [0, 1], [2]]
+    needles = [needle for needle, _, _ in cases]
+    expected = [hit for _, hit, _ in cases]
+    found = impl.occurs_at_boundaries(needles, haystacks, groups=groups,
+                                      needle_group=np.array([g for _, _, g in cases], dtype=np.int64))
+    assert found.tolist() == expected

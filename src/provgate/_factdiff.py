@@ -18,7 +18,8 @@ place_rows = _impl.place_rows
 draw_rows = _impl.draw_rows
 index_counts = _impl.index_counts
 undrawn_values = _impl.undrawn_values
+undrawn_values_of_kinds = _impl.undrawn_values_of_kinds
 ungrounded_rows = _impl.ungrounded_rows
 SortedFingerprints = _impl.SortedFingerprints
 
-__all__ = ["IMPLEMENTATION", "SortedFingerprints", "absent_from_all", "apply_delta", "diff", "diff_sorted", "draw_rows", "grounding_index", "grounding_index_many", "index_counts", "place_rows", "positions", "sort_fingerprints", "undrawn_values", "ungrounded_rows", "unique_counts", "unique_inverse"]
+__all__ = ["IMPLEMENTATION", "SortedFingerprints", "absent_from_all", "apply_delta", "diff", "diff_sorted", "draw_rows", "grounding_index", "grounding_index_many", "index_counts", "place_rows", "positions", "sort_fingerprints", "undrawn_values", "undrawn_values_of_kinds", "ungrounded_rows", "unique_counts", "unique_inverse"]

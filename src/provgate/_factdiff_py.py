@@ -587,26 +587,49 @@ def undrawn_values(tables: Any, drawn: Any, kind: Any) -> tuple[np.ndarray, list
     (the table each is in, int64; its value as written, ``data[value_start:value_end]``).
     The gate's I5 looks for a fact no new value restates in pieces (key=value) or in so many
     words (a quote)."""
+    return _undrawn(tables, drawn, (kind,), ("kind",))[0]
+
+
+def undrawn_values_of_kinds(tables: Any, drawn: Any, kinds: Any) -> list[tuple[np.ndarray, list[bytes]]]:
+    """:func:`undrawn_values` of each of ``kinds`` (a tuple of distinct kinds), in its order,
+    from one read of the tables (I5 asks for its key=value and quote rows together: the second
+    call read every table again). A span outside its data is refused at the first such row,
+    of whichever of the kinds, as the tables hold them end to end."""
+    if type(kinds) is not tuple:
+        raise TypeError(f"kinds must be a tuple of ints, not {type(kinds).__name__}")
+    return _undrawn(tables, drawn, kinds, tuple(f"kinds[{i}]" for i in range(len(kinds))))
+
+
+def check_distinct_kinds(kinds: tuple[int, ...]) -> None:
+    """``undrawn_values_of_kinds``' kinds, each once (messages shared by both implementations)."""
+    if len(set(kinds)) != len(kinds):
+        raise InvalidArgumentError(f"kinds must be distinct, got {list(kinds)}", argument="kinds")
+
+
+def _undrawn(tables: Any, drawn: Any, wanted: tuple[Any, ...], names: tuple[str, ...]) -> list[tuple[np.ndarray, list[bytes]]]:
     datas, kinds, value_starts, value_ends = check_value_tables(tables)
-    _check_kind_int(kind, "kind")
+    for kind, name in zip(wanted, names):
+        _check_kind_int(kind, name)
+    check_distinct_kinds(wanted)
     lengths = [k.shape[0] for k in kinds]
     check_drawn(drawn, sum(lengths))
-    owners: list[int] = []
-    values: list[bytes] = []
-    if not kinds:
-        return _index_array(owners), values
-    # the rows of kind left over, found over all tables end to end, then read one by one
-    rows = np.flatnonzero((np.concatenate(kinds) == kind) & ~drawn)
-    owner = np.repeat(np.arange(len(kinds)), lengths)[rows].tolist()
-    first = np.cumsum([0, *lengths[:-1]]).tolist()
-    for k, t, a, b in zip(rows.tolist(), owner, np.concatenate(value_starts)[rows].tolist(),
-                          np.concatenate(value_ends)[rows].tolist()):
-        data = datas[t]
-        if not 0 <= a <= b <= len(data):
-            raise span_error(t, k - first[t], a, b, len(data))
-        owners.append(t)
-        values.append(data[a:b])
-    return _index_array(owners), values
+    out: list[tuple[list[int], list[bytes]]] = [([], []) for _ in wanted]
+    if kinds:
+        # the rows of the kinds left over, found over all tables end to end, then read one by one
+        every = np.concatenate(kinds)
+        rows = np.flatnonzero(np.isin(every, np.array(wanted, dtype=np.int64)) & ~drawn)
+        owner = np.repeat(np.arange(len(kinds)), lengths)[rows].tolist()
+        first = np.cumsum([0, *lengths[:-1]]).tolist()
+        slot = {kind: k for k, kind in enumerate(wanted)}
+        for k, t, a, b, kind in zip(rows.tolist(), owner, np.concatenate(value_starts)[rows].tolist(),
+                                    np.concatenate(value_ends)[rows].tolist(), every[rows].tolist()):
+            data = datas[t]
+            if not 0 <= a <= b <= len(data):
+                raise span_error(t, k - first[t], a, b, len(data))
+            owners, values = out[slot[kind]]
+            owners.append(t)
+            values.append(data[a:b])
+    return [(_index_array(owners), values) for owners, values in out]
 
 
 GROUND_COLUMNS = ("kind", "fp_fact", "fp_value", "start", "end", "value_start", "value_end")

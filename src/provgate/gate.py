@@ -76,7 +76,7 @@ from provgate._factdiff import (
     index_counts,
     place_rows,
     positions,
-    undrawn_values,
+    undrawn_values_of_kinds,
     ungrounded_rows,
     unique_counts,
 )
@@ -691,8 +691,11 @@ class _ValuePool:
             return out  # (no kv or quote fact is left to be restated otherwise: the next edit, usually)
         # a kv fact no value restates, restated in pieces; then a quote, in so many words (red
         # team 30, a04): each kind's rows left over, with their values, from one native pass
+        # over the tables for both kinds
+        kinds = (_KIND_KV,) * bool(remaining) + (_KIND_QUOTE,) * bool(self.text)
+        undrawn = dict(zip(kinds, undrawn_values_of_kinds(tables, drawn, kinds)))
         if remaining:
-            owners, values = undrawn_values(tables, drawn, _KIND_KV)
+            owners, values = undrawn[_KIND_KV]
             if values:
                 for b, n in self._take_pieces(owners.tolist(), values, left).items():
                     out[b] += n
@@ -700,7 +703,7 @@ class _ValuePool:
         if commit:
             self.left_total = remaining
         if self.text:
-            owners, words = undrawn_values(tables, drawn, _KIND_QUOTE)
+            owners, words = undrawn[_KIND_QUOTE]
             if words:
                 found = occurs_at_boundaries(words, [self.text])  # (one native pass for every quote)
                 for b, w, hit in zip(owners.tolist(), words, found.tolist()):

@@ -66,3 +66,6 @@ def index_counts(
 def undrawn_values(
     tables: list[Any] | tuple[Any, ...], drawn: npt.NDArray[np.bool_], kind: int,
 ) -> tuple[_Index, list[bytes]]: ...
+def undrawn_values_of_kinds(
+    tables: list[Any] | tuple[Any, ...], drawn: npt.NDArray[np.bool_], kinds: tuple[int, ...],
+) -> list[tuple[_Index, list[bytes]]]: ...
