@@ -3867,6 +3867,7 @@ class _Check:
             if not lossless:
                 self._timed("I1", self._check_frames_repaired)
                 self._timed("I1", self._check_item_states_repaired)
+                self._timed("I1", self._check_counted_rows_told)
             self._timed("I1" if not lossless else "I2", self._check_requirements_with_extras)
             self._timed("I2", self._check_purity if lossless else self._check_reachability)
             if lossless:
@@ -6127,6 +6128,66 @@ class _Check:
                                        "facet": facet.decode(), "source": h, "line": line.decode("utf-8", "replace"),
                                        "change": "item_state_repaired"})
                 break
+
+    def _check_counted_rows_told(self) -> None:
+        """A derived block's count of a listing's rows in a state agrees with the listing: the
+        counted-rows grounding (:func:`_ground_counted_rows`) grounds a count by the listing's
+        rows of its noun's shape, all of them, so a wrong count of a part passed, and a wrong
+        count whose figure stood anywhere else in the sources was never asked (red team 142,
+        F06: of kubectl's 2 Running and 1 CrashLoopBackOff, "All 3 pods are Running", "1 of 3
+        pods is running", "Only one pod is running", "Two of three pods are in
+        CrashLoopBackOff"; of git status's one untracked file "two untracked files"; of ``git
+        log -3`` "Last 4 commits"). Refused where a count, the row noun after it and the state
+        after ``is``/``are`` (or a git status word before ``files``, or ``last`` before the
+        count of commits) tell a number of rows no listing of the block's sources shows
+        (:func:`_told_rows_claims`, :func:`_told_rows_wrong`; the listings as the grounding
+        reads them, :func:`_listed_row_counts`). Read only where the derived blocks joined hold
+        one of :data:`_TOLD_ROWS_NOUN_LEADS` (one native search, +0.05M instructions a standard
+        summarize check; the verbs' leads too cost +0.14M, asking each block's 338 source
+        handles first +0.22M), then of each block holding one: its sources' listings of these
+        kinds, each source read once by its content's key (:func:`_told_rows_listings`, a native
+        search for their leads first), then the block's counts (:data:`_TOLD_ROWS_LEADS`)."""
+        derived, datas, joined, ends = self._derived_joined()
+        if not derived or True not in (found := marks_held(joined, _TOLD_ROWS_NOUN_LEADS)):
+            return
+        asked_blocks: set[int] = set()
+        for lead, held_lead in zip(_TOLD_ROWS_NOUN_LEADS, found):
+            at, places = joined.find(lead) if held_lead else -1, _TOLD_ROWS_PLACES
+            while at >= 0 and places:
+                places -= 1
+                n = bisect.bisect_right(ends, at)
+                asked_blocks.add(n)
+                at = joined.find(lead, ends[n]) if n < len(ends) else -1
+        gate = self.gate
+        post_blocks = self.post.blocks
+        keys, known = gate._handle_key, _TOLD_ROWS_BY_KEY
+        for n in sorted(asked_blocks):
+            block = post_blocks[derived[n]]
+            listings: tuple[tuple[bytes, dict[bytes, set[int]]], ...] = ()
+            for h in dict.fromkeys(block.derived_from):
+                key = keys.get(h)
+                if key is None or key not in known:
+                    x = gate.source_facts(h)
+                    if (key := keys.get(h)) is None:
+                        continue  # (a handle with no content)
+                    if len(known) > _TOLD_ROWS_KEPT:
+                        known.clear()
+                    known[key] = () if x is None else _told_rows_listings(gate, x)
+                listings += known[key]
+            if not listings:
+                continue
+            data = datas[n]
+            for claim in _told_rows_claims(data, [lead for lead in _TOLD_ROWS_LEADS if lead in data]):
+                shown = _told_rows_wrong(claim, list(listings))
+                if shown is None:
+                    continue
+                said = data[claim.start:claim.end].decode("utf-8", "replace")
+                self.violate("I1", f"block {block.id!r} tells {said!r}, a count of rows its sources' listing "
+                             f"shows as {shown}: a summary tells the rows a listing shows",
+                             block=block.id, value=claim.count.decode("utf-8", "replace"),
+                             evidence={"span": [claim.start, claim.end], "shown": shown,
+                                       "change": "counted_rows_told"})
+                return
 
     def _check_scoped_values(self, block: Block, handles: list[str], resource_of: dict[str, str],
                              reads_of: dict[str, list[str]], scopes: list[tuple[frozenset[str], list[tuple[bytes, bytes]]]],
@@ -16713,13 +16774,25 @@ def _listed_row_counts(data: bytes) -> dict[bytes, set[int]]:
     packages: dict[bytes, int] = {}  # (go test's package rows by their tag: ok, FAIL, ? of no test files)
     section = b""  # the git status section being read ("untracked", "unstaged", "staged")
     in_table = False
+    status_at = -1  # (where a table's STATUS column starts, when its header has one)
+    states: dict[bytes, int] = {}
     for line in data.split(b"\n"):
         if in_table:
             if line.strip() and not line.startswith(b"$ "):
                 table_rows += 1
+                if status_at >= 0:
+                    if not line.isascii():  # (docker's "…" before the column: the header's columns are characters)
+                        line = line.decode("utf-8", "replace").encode("latin-1", "replace")
+                    if line[status_at - 1:status_at].isspace() and line[status_at:status_at + 1].strip():
+                        state = line[status_at:status_at + _STATUS_CELL_READ].split(None, 1)[0].lower()
+                        states[state] = states.get(state, 0) + 1
+                    else:  # (a row whose cell is not under the column: the table's states unread)
+                        status_at = -1
                 continue
             add(b"row", table_rows)
-            in_table, table_rows = False, 0
+            if status_at >= 0:
+                _add_status_counts(counts, states, table_rows)
+            in_table, table_rows, status_at, states = False, 0, -1, {}
         if section:
             if line[:1] in (b"\t", b" ") and line.strip():
                 entry = line.strip()
@@ -16759,8 +16832,11 @@ def _listed_row_counts(data: bytes) -> dict[bytes, set[int]]:
                     ls[b"directory"] += 1
         elif _ROWS_TABLE_HEADER.match(line):
             in_table = True
+            status_at = _status_column(line)
     if in_table:
         add(b"row", table_rows)
+        if status_at >= 0:
+            _add_status_counts(counts, states, table_rows)
     add(b"commit", commits)
     add(b"commit", oneline)
     add(b"hit", hits)
@@ -16779,6 +16855,29 @@ def _listed_row_counts(data: bytes) -> dict[bytes, set[int]]:
         add(b"package", packages.get(b"ok", 0) + packages.get(b"FAIL", 0))
         add(b"package", sum(packages.values()))
     return counts
+
+
+def _status_column(header: bytes) -> int:
+    """Where a table header's ``STATUS`` column starts (kubectl's, docker ps'), or -1."""
+    at = header.find(b"STATUS")
+    if at < 1 or header[at - 2:at] != b"  " or header[at + 6:at + 7] not in (b"", b" ", b"\t", b"\r"):
+        return -1
+    return at
+
+
+def _add_status_counts(counts: dict[bytes, set[int]], states: dict[bytes, int], rows: int) -> None:
+    """Note a table's rows by the first word of their STATUS cell (``status running``: 2), and
+    of its rows in all (``status running of 3``), for :func:`_told_rows_wrong`; ``status``
+    counts the tables read so."""
+    if not rows or sum(states.values()) != rows:
+        return
+    counts.setdefault(b"status", set()).add(rows)
+    for state, k in states.items():
+        counts.setdefault(b"status " + state, set()).add(k)
+        counts.setdefault(b"status " + state + b" of " + str(rows).encode(), set()).add(k)
+
+
+_STATUS_CELL_READ = 64
 
 
 def _row_count_predicate(data: bytes, noun_end: int, count_start: int) -> bytes | None:
@@ -30007,3 +30106,198 @@ def _word_flip_refusal(text: str, flip: tuple[str, str, str]) -> tuple[str, int,
                 continue  # ("no longer sets debug to True", "was debug = True")
             return value, side, text[m.start():m.end()]
     return None
+
+
+# --- counted listing rows told wrong (red team 142, F06): _check_counted_rows_told's helpers ---
+class _ToldRows(NamedTuple):
+    """A count a summary tells of a listing's rows (:func:`_told_rows_claims`): its span in the
+    block's text, the count as written and its value, the whole it is a part of ("1 of
+    3 pods": 3; "All 3 pods": 3), what it counts (``state``: rows whose STATUS is ``word``;
+    ``file``: git status entries of section or tag ``word``; ``commit``: the last commits)."""
+
+    start: int
+    end: int
+    count: bytes
+    told: int
+    whole: int | None
+    kind: bytes
+    word: bytes
+
+
+# each source's listings of rows by state, git status sections or commits, by its content's
+# key (:meth:`_Check._check_counted_rows_told`; None: a handle with no content yet)
+_TOLD_ROWS_BY_KEY: dict[Any, tuple[tuple[bytes, dict[bytes, set[int]]], ...]] = {}
+_TOLD_ROWS_KEPT = 1 << 15
+_TOLD_ROWS_SOURCE_LEADS = (b"STATUS", b"Untracked files:", b"Changes not staged for commit:",
+                           b"Changes to be committed:", b"commit ")
+
+
+def _told_rows_listings(gate: Gate, facts: _Facts) -> tuple[tuple[bytes, dict[bytes, set[int]]], ...]:
+    """The texts of a source (and of the strings its JSON wraps, :meth:`Gate.read_facts`) with
+    a listing :func:`_told_rows_wrong` asks (a STATUS column, git status's sections, commit
+    headers), each with its row counts (:func:`_listed_row_counts`); read only where a lead of
+    them stands."""
+    out = []
+    for f in dict.fromkeys((facts, gate.read_facts(facts))):
+        data = f.table.data
+        if True in marks_held(data, _TOLD_ROWS_SOURCE_LEADS):
+            counts = _listed_row_counts(data)
+            if b"status" in counts or b"commit" in counts or not counts.keys().isdisjoint(_TOLD_STATUS_SECTIONS):
+                out.append((data, counts))
+    return tuple(out)
+
+
+_TOLD_STATUS_SECTIONS = frozenset((b"untracked file", b"unstaged file", b"staged file"))
+
+
+def _told_count(word: bytes) -> int | None:
+    digits = word if word.isdigit() else CARDINAL_DIGITS.get(word.lower())
+    return None if digits is None else int(digits)
+
+
+def _told_rows_claims(data: bytes, leads: list[bytes]) -> list[_ToldRows]:
+    """The counts of rows a derived block's text ``data`` tells at each place a held lead of
+    :data:`_TOLD_ROWS_LEADS` stands: ``is``/``are`` after a row noun after a count, then a
+    state ("2 of 3 pods are Running"); a git status word between a count and ``files`` ("two
+    untracked files"); ``last``/``recent`` with a count before ``commits``. A lead's places are
+    bounded (:data:`_TOLD_ROWS_PLACES`), each read in a window of bytes either side."""
+    claims: list[_ToldRows] = []
+    for lead in leads:
+        at, places = data.find(lead), _TOLD_ROWS_PLACES
+        while at >= 0 and places:
+            places -= 1
+            claim = _told_rows_at(data, lead, at)
+            if claim is not None:
+                claims.append(claim)
+            at = data.find(lead, at + len(lead))
+    return claims
+
+
+def _told_rows_at(data: bytes, lead: bytes, at: int) -> _ToldRows | None:
+    """The count told at the lead ``lead`` standing at ``at`` of ``data``, or None."""
+    lo = max(0, at - _TOLD_ROWS_REACH)
+    if lead == b" commit":
+        m = _TOLD_LAST_COMMITS.search(data, lo, at)
+        if m is None or (noun := _TOLD_PLURAL_COMMITS.match(data, at)) is None:
+            return None
+        count = m[1] or m[2]
+        told = _told_count(count)
+        return None if told is None else _ToldRows(m.start(), noun.end(), count, told, None, b"commit", b"")
+    if lead == b" file":
+        m = _TOLD_SECTION_FILES.search(data, lo, at)
+        if m is None or (noun := _TOLD_FILE_NOUN.match(data, at)) is None or _told_of_a_part(data, lo, m.start()):
+            return None
+        told = _told_count(m[1])
+        return None if told is None else _ToldRows(m.start(), noun.end(), m[1], told, None, b"file", m[2].lower())
+    # " is " / " are ": the noun before it, a count before that, a state after it
+    noun_at = data.rfind(b" ", lo, at) + 1
+    shape = _ROW_NOUNS.get(data[noun_at:at].lower()) if noun_at else None
+    if shape not in (b"row", b"file"):
+        return None
+    m = _TOLD_COUNT_BEFORE_NOUN.search(data, lo, noun_at)
+    if m is None or _told_of_a_part(data, lo, m.start()):
+        return None
+    state = _TOLD_STATE_AFTER.match(data, at + len(lead))
+    if state is None:
+        return None
+    told = _told_count(m[2])
+    whole = _told_count(m[3]) if m[3] else (told if m[1] else None)
+    if told is None or (m[3] and whole is None):
+        return None
+    word = state[1].lower()
+    if shape == b"file":
+        if word not in _TOLD_SECTION_WORDS:
+            return None
+        return _ToldRows(m.start(), state.end(), m[2], told, whole, b"file", word)
+    return _ToldRows(m.start(), state.end(), m[2], told, whole, b"state", word)
+
+
+def _told_of_a_part(data: bytes, lo: int, start: int) -> bool:
+    """Is the count at ``start`` a count of a part the sentence named before it ("Of the api
+    pods, one pod is running"), not of the listing's rows?"""
+    return _TOLD_PART_BEFORE.search(data, max(lo, start - _TOLD_ROWS_REACH), start) is not None
+
+
+def _told_rows_wrong(claim: _ToldRows, sources: list[tuple[bytes, dict[bytes, set[int]]]]) -> str | None:
+    """What a block's ``sources`` (each text and its listings, :func:`_listed_row_counts`) show
+    against the count ``claim`` tells, when none of them shows it; None when one does, or none
+    shows such rows at all (a count of rows no listing there reads is the grounding's)."""
+    told, word = claim.told, claim.word
+    listings = [c for _, c in sources]
+    if claim.kind in (b"commit", b"file"):
+        # (a source's own "N commits" / "N files": "ahead of 'origin/main' by 5 commits", "2 files changed")
+        said = str(told).encode() + (b" commit" if claim.kind == b"commit" else b" file")
+        if any(said in data for data, _ in sources):
+            return None
+    if claim.kind == b"commit":
+        shown = [k for c in listings for k in c.get(b"commit", ())]
+        # (a part of a log is honest, "the last 2 commits" of three; more than it shows is not)
+        return f"{max(shown)} commits" if shown and told > max(shown) else None
+    if claim.kind == b"file":
+        statuses = [c for c in listings if not c.keys().isdisjoint(_TOLD_STATUS_SECTIONS)]
+        if not statuses:
+            return None
+        key = word + b" file"
+        for c in statuses:
+            held = c.get(key, set()) | (c.get(b"changed file", set()) if word == b"modified" else set())
+            if told in held or (not told and not held):
+                return None
+        shown = sorted({k for c in statuses for k in c.get(key, ())}) or [0]
+        return f"{', '.join(map(str, shown))} {word.decode()} file(s)"
+    key = b"status " + word
+    tables = [c for c in listings if b"status" in c]
+    if not tables:
+        return None
+    # a state the table's column does not write is asked only of a kubectl pod table, every
+    # state of which is a pod's ("2 pods are Pending" of none Pending); "ready" is no STATUS
+    known = [c for c in tables if key in c or (word in _TOLD_POD_STATES and _status_states(c) <= _TOLD_POD_STATES_SEEN)]
+    if not known:
+        return None
+    for c in known:
+        if claim.whole is None:
+            if told in c.get(key, {0}):
+                return None
+        elif told in c.get(key + b" of " + str(claim.whole).encode(), {0} if claim.whole in c.get(b"row", ()) else ()):
+            return None
+    said = word.decode("utf-8", "replace")
+    return "; ".join(
+        f"{'/'.join(map(str, sorted(c.get(key, {0}))))} {said} of {'/'.join(map(str, sorted(c.get(b'row', ()))))} rows"
+        for c in known)
+
+
+def _status_states(counts: dict[bytes, set[int]]) -> set[bytes]:
+    """The states a source's STATUS columns write (:func:`_listed_row_counts`' ``status S`` keys)."""
+    return {k[7:] for k in counts if k.startswith(b"status ") and b" " not in k[7:]}
+
+
+# the places of one lead read at most (the rest stay unread: fail open, bounded work)
+_TOLD_ROWS_PLACES = 256
+_TOLD_ROWS_REACH = 64  # (the bytes read before a lead)
+_TOLD_ROWS_LEADS = (b" is ", b" are ", b" file", b" commit")
+# the nouns a block must hold to be read (the verbs' leads cost 3x theirs in the summaries: " is ")
+_TOLD_ROWS_NOUN_LEADS = (b" pod", b" file", b" commit")
+_TOLD_NUMBER = rb"(?:[0-9]{1,2}|" + b"|".join(sorted(CARDINAL_DIGITS, key=len, reverse=True)) + rb")"
+# "All 3 pods", "1 of 3 pods", "Two of the three pods", "one pod": the count before the noun
+_TOLD_COUNT_BEFORE_NOUN = re.compile(
+    rb"(?i)(?<![\w./-])(?:(all)[ \t]+)?(" + _TOLD_NUMBER + rb")(?:[ \t]+of[ \t]+(?:the[ \t]+)?("
+    + _TOLD_NUMBER + rb"))?[ \t]+\Z")
+# "two untracked files", "1 modified file"
+_TOLD_SECTION_WORDS = frozenset((b"untracked", b"modified", b"deleted", b"staged", b"unstaged", b"renamed"))
+_TOLD_SECTION_FILES = re.compile(rb"(?i)(?<![\w./-])(" + _TOLD_NUMBER + rb")[ \t]+(untracked|modified|deleted|staged|"
+                                 rb"unstaged|renamed)\Z")
+_TOLD_FILE_NOUN = re.compile(rb" files?\b")
+# "Last 4 commits", "the latest three commits", "4 most recent commits"
+_TOLD_LAST_COMMITS = re.compile(
+    rb"(?i)\b(?:last|latest|most[ \t]+recent)[ \t]+(" + _TOLD_NUMBER + rb")\Z|(?<![\w./-])(" + _TOLD_NUMBER
+    + rb")[ \t]+(?:last|latest|most[ \t]+recent|recent)\Z")
+_TOLD_PLURAL_COMMITS = re.compile(rb" commits?\b")
+# "... pods are Running", "is in CrashLoopBackOff", "are still Pending", "files are untracked"
+_TOLD_STATE_AFTER = re.compile(rb"[ \t]*(?:(?:now|still|currently|in|all)[ \t]+){0,2}([A-Za-z]+)\b")
+# "Of the api pods, ", "Among the workers, ": a part named before the count
+_TOLD_PART_BEFORE = re.compile(rb"(?i)\b(?:of|among)\b[^.!?;:\n]*,[ \t]*(?:only[ \t]+)?\Z")
+# kubectl's pod STATUS words (its phases and the reasons it writes there): a state among them
+# that a pod table shows no row in is told of none of its rows
+_TOLD_POD_STATES = frozenset((b"pending", b"running", b"succeeded", b"completed", b"crashloopbackoff", b"terminating",
+                              b"containercreating", b"imagepullbackoff", b"errimagepull", b"evicted", b"oomkilled"))
+_TOLD_POD_STATES_SEEN = _TOLD_POD_STATES | {b"error", b"failed", b"unknown"}
+
