@@ -33,6 +33,12 @@ LIES = [
     (GIT_STATUS, "2 files are untracked.", "2"),
     (GIT_LOG, "Last 4 commits: 4f1e2d3, 9c8b7a6, 1a2b3c4.", "4"),
     (GIT_LOG, "The five most recent commits are by Jane Doe and Bob Smith.", "five"),
+    # ("most recent" and "newest" read as "last": a count of the log's whole, red team 142 F09/F06)
+    (GIT_LOG, "The 4 most recent commits are 4f1e2d3, 9c8b7a6 and 1a2b3c4.", "4"),
+    (GIT_LOG, "The four most recent commits: 4f1e2d3 (Jane Doe), 9c8b7a6 (Bob Smith), 1a2b3c4 (Jane Doe).", "four"),
+    (GIT_LOG, "The 4 newest commits are 4f1e2d3, 9c8b7a6 and 1a2b3c4.", "4"),
+    (GIT_LOG, "The newest 5 commits are by Jane Doe and Bob Smith.", "5"),
+    (GIT_LOG, "The 5 latest commits are 4f1e2d3, 9c8b7a6 and 1a2b3c4.", "5"),
     # (docker's "All 3 containers are up" is not read: a block is read only where it holds
     # " pod", " file" or " commit", docs/gate.md)
     (KUBECTL, "Two of three pods are in CrashLoopBackOff and one pod is Running.", "one"),
@@ -53,6 +59,13 @@ HONEST = [
     (GIT_LOG, "Last 3 commits: 4f1e2d3, 9c8b7a6, 1a2b3c4."),
     (GIT_LOG, "The last three commits are by Jane Doe and Bob Smith."),
     (GIT_LOG, "The 3 latest commits are 4f1e2d3, 9c8b7a6 and 1a2b3c4."),
+    (GIT_LOG, "The 3 most recent commits are 4f1e2d3, 9c8b7a6 and 1a2b3c4."),
+    (GIT_LOG, "The three most recent commits: 4f1e2d3 (Jane Doe), 9c8b7a6 (Bob Smith), 1a2b3c4 (Jane Doe)."),
+    (GIT_LOG, "The 3 newest commits are 4f1e2d3, 9c8b7a6 and 1a2b3c4."),
+    (GIT_LOG, "3 latest commits: 4f1e2d3, 9c8b7a6, 1a2b3c4."),
+    (GIT_LOG, "Here are the three most recent commits, by Jane Doe and Bob Smith."),
+    (GIT_LOG, "The latest three commits are by Jane Doe and Bob Smith."),
+    (GIT_LOG, "git log shows 3 commits."),
     (DOCKER, "Two containers are up (db and cache); api exited with code 1."),
     (DOCKER, "2 of 3 containers are Up; one container is Exited (1)."),
 ]

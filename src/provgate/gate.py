@@ -16897,8 +16897,9 @@ def _row_count_predicate(data: bytes, noun_end: int, count_start: int) -> bytes 
 
 _ROW_COUNT_MAX = 50
 _ROW_COUNT_LOOKUPS = 64
-# a count's noun: the next word, or the one after a qualifier ("3 commits", "one untracked file")
-_ROWS_COUNT_NOUN = re.compile(rb"[ \t]+([A-Za-z]+)\b(?:[ \t]+([A-Za-z]+)\b)?")
+# a count's noun: the next word, or the one after a qualifier ("3 commits", "one untracked file");
+# "most recent" is read as the one qualifier "recent" ("3 most recent commits": a log's whole)
+_ROWS_COUNT_NOUN = re.compile(rb"[ \t]+(?:most[ \t]+(?=recent\b))?([A-Za-z]+)\b(?:[ \t]+([A-Za-z]+)\b)?")
 _ROW_NOUNS = {
     **dict.fromkeys((b"commit", b"commits"), b"commit"),
     **dict.fromkeys((b"time", b"times", b"match", b"matches", b"hit", b"hits", b"occurrence", b"occurrences",
@@ -16915,7 +16916,7 @@ _ROW_NOUNS = {
 }
 # a word before the noun that leaves the count the listing's whole ("3 recent commits"), or names
 # a git status section or tag ("one untracked file", "two modified files"); any other is a part
-_ROW_NEUTRAL_QUALIFIERS = (b"recent", b"latest", b"matching", b"listed")
+_ROW_NEUTRAL_QUALIFIERS = (b"recent", b"latest", b"newest", b"matching", b"listed")
 _ROW_QUALIFIERS = frozenset((*_ROW_NEUTRAL_QUALIFIERS, b"untracked", b"unstaged", b"staged", b"changed", b"modified",
                              b"deleted", b"new", b"renamed", b"passed", b"failed"))
 # the outcome words of a go test package row, read as its tag ("2 passing packages", "1 package fails")
@@ -30286,10 +30287,10 @@ _TOLD_SECTION_WORDS = frozenset((b"untracked", b"modified", b"deleted", b"staged
 _TOLD_SECTION_FILES = re.compile(rb"(?i)(?<![\w./-])(" + _TOLD_NUMBER + rb")[ \t]+(untracked|modified|deleted|staged|"
                                  rb"unstaged|renamed)\Z")
 _TOLD_FILE_NOUN = re.compile(rb" files?\b")
-# "Last 4 commits", "the latest three commits", "4 most recent commits"
+# "Last 4 commits", "the latest three commits", "4 most recent commits", "the 4 newest commits"
 _TOLD_LAST_COMMITS = re.compile(
-    rb"(?i)\b(?:last|latest|most[ \t]+recent)[ \t]+(" + _TOLD_NUMBER + rb")\Z|(?<![\w./-])(" + _TOLD_NUMBER
-    + rb")[ \t]+(?:last|latest|most[ \t]+recent|recent)\Z")
+    rb"(?i)\b(?:last|latest|newest|most[ \t]+recent)[ \t]+(" + _TOLD_NUMBER + rb")\Z|(?<![\w./-])(" + _TOLD_NUMBER
+    + rb")[ \t]+(?:last|latest|newest|most[ \t]+recent|recent)\Z")
 _TOLD_PLURAL_COMMITS = re.compile(rb" commits?\b")
 # "... pods are Running", "is in CrashLoopBackOff", "are still Pending", "files are untracked"
 _TOLD_STATE_AFTER = re.compile(rb"[ \t]*(?:(?:now|still|currently|in|all)[ \t]+){0,2}([A-Za-z]+)\b")
