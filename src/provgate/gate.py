@@ -17775,14 +17775,19 @@ def _paired_hinted(datas: list[bytes]) -> set[int]:
     value with anything. Past _PAIRED_MAX_HITS hits every block with one is read."""
     data = datas[0] if len(datas) == 1 else b"\n".join(datas)
     found = paired_leads(data)
-    if not found.size:
+    # (a cell border's or a dash's lead byte: neither in most summaries, the standard one's included;
+    # one byte each, a memchr: the two bytes of a dash's lead searched cost the summarize ~70k instructions)
+    separated = b"|" in data or b"\xe2" in data
+    if not found.size and not separated:
         return set()
-    hits: list[int] = found[:_PAIRED_MAX_HITS + 1].tolist()
     # (each block's offset in the blocks joined)
     starts = [start + o for o, start in enumerate(itertools.accumulate(map(len, datas[:-1]), initial=0))]
+    hinted = _paired_separator_hinted(data, starts) if separated else set()
+    if not found.size:
+        return hinted
+    hits: list[int] = found[:_PAIRED_MAX_HITS + 1].tolist()
     if len(hits) > _PAIRED_MAX_HITS:
-        return set((np.searchsorted(starts, found, side="right") - 1).tolist())
-    hinted: set[int] = set()
+        return hinted | set((np.searchsorted(starts, found, side="right") - 1).tolist())
     for i in hits:
         o = bisect.bisect_right(starts, i) - 1
         if o in hinted:
@@ -17792,6 +17797,47 @@ def _paired_hinted(datas: list[bytes]) -> set[int]:
         start = shape.rfind(b"\n", 0, i - lo) + 1
         end = shape.find(b"\n", i - lo + 2)
         if _PAIRED_VALUE.search(data, lo + start, lo + end if end >= 0 else i + 160):
+            hinted.add(o)
+    return hinted
+
+
+# A value and its partner apart by a table's cell border or a dash (red team 142, F09: "| 9c8b7a6 |
+# Jane Doe | Add Redis cache layer |" gave a commit another's author, "9c8b7a6 \u2014 Fix retry backoff
+# in http client" another's message): paired_leads reads a blank between them only, so neither
+# form was asked. A token ending in a digit, then "|" or an en or em dash between blanks, then a
+# word; its digits must follow a letter or one of "_-#:+/." as paired_leads' do (a count is no value).
+_PAIRED_SEPARATOR_LEAD = re.compile(
+    rb"[0-9](?:[ \t`*]*\|[ \t`*]*|[ \t`*]+\xe2\x80[\x93\x94][ \t`*]+)[`*'\"(]*[A-Za-z]")
+_PAIRED_GLUE_BYTES = frozenset(b"_-#:+/.")
+
+
+def _paired_separator_hinted(data: bytes, starts: list[int]) -> set[int]:
+    """The blocks (by their offsets ``starts`` in ``data``, the blocks joined) whose value stands
+    before a cell border or a dash and a word, in a line that holds an exact value
+    (:data:`_PAIRED_SEPARATOR_LEAD`). Called only when ``data`` holds a "|" or an en or em
+    dash's lead byte; one regex pass, each hit's digits walked back once, and at most
+    _PAIRED_MAX_HITS lines asked for a value (past that, every block with a hit is read)."""
+    hinted: set[int] = set()
+    asked = 0
+    for m in _PAIRED_SEPARATOR_LEAD.finditer(data):
+        i = m.start()
+        o = bisect.bisect_right(starts, i) - 1
+        if o in hinted:
+            continue
+        j = i
+        while j >= 0 and 48 <= data[j] <= 57:
+            j -= 1
+        if j < 0 or not (data[j] in _PAIRED_GLUE_BYTES or 65 <= data[j] <= 90 or 97 <= data[j] <= 122):
+            continue
+        asked += 1
+        if asked > _PAIRED_MAX_HITS:
+            hinted.add(o)
+            continue
+        # (the hit's line, at most 160 bytes either side)
+        lo = i - 160 if i > 160 else 0
+        lo = max(lo, data.rfind(b"\n", lo, i) + 1)
+        end = data.find(b"\n", i, i + 160)
+        if _PAIRED_VALUE.search(data, lo, end if end >= 0 else i + 160):
             hinted.add(o)
     return hinted
 
