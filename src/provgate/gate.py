@@ -13929,16 +13929,13 @@ def _header_rows(data: bytes) -> list[tuple[int, int]]:
         delimiter = m.group().rstrip(b"\r")
         if start < 2 or b"|" not in delimiter or b"-" not in delimiter:
             continue
-        cells = _table_cells(delimiter)
-        if not all(_DELIMITER_CELL.fullmatch(cell) for cell in cells):
-            continue
         end = start - 1  # (the header's line break)
         head = data.rfind(b"\n", 0, end) + 1
         header = data[head:end]
-        if b"|" not in header or len(_table_cells(header)) != len(cells):
+        if b"|" not in header or (head and b"|" in data[data.rfind(b"\n", 0, head - 1) + 1:head - 1]):
             continue
-        above = data[data.rfind(b"\n", 0, head - 1) + 1:head - 1] if head else b""
-        if b"|" in above:
+        cells = _table_cells(delimiter)
+        if len(_table_cells(header)) != len(cells) or not all(_DELIMITER_CELL.fullmatch(cell) for cell in cells):
             continue
         rows.append((head, end))
     return rows
