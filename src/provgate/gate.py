@@ -7159,6 +7159,7 @@ class _Check:
                   lambda o, r: _ground_denials_kept(tables, sources, requests, o, r),
                   lambda o, r: _ground_in_path_lines(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_abbreviations(tables, sources, o, r, self.gate.read_facts),
+                  lambda o, r: _ground_table_header_names(tables, o, r),
                   lambda o, r: _ground_review_words(tables, sources, o, r),
                   lambda o, r: _ground_protocol_words(tables, sources, o, r),
                   lambda o, r: _ground_diffstat_signs(tables, sources, o, r),
@@ -13900,6 +13901,74 @@ def _frame_repaired(indexes: list[tuple[str, _FrameIndex]], func: bytes, path: b
     if any(_same_file(path, named) for _, ix in indexes for named in islice(ix.by_name_file.get((func, base), ()), _PLACES_ASKED)):
         return None
     return own, files[0]
+
+# a line of only the characters a markdown table's delimiter row is made of (its cells are
+# checked by _delimiter_cells); one character class, so the search stays linear
+_DELIMITER_LINE = re.compile(rb"^[ \t|:-]+\r?$", re.M)
+_DELIMITER_CELL = re.compile(rb"[ \t]*:?-+:?[ \t]*")
+
+
+def _table_cells(line: bytes) -> list[bytes]:
+    """The cells of a markdown table row (``| a | b |`` or ``a | b``; ``\\|`` is no separator)."""
+    line = line.strip()
+    if line.startswith(b"|"):
+        line = line[1:]
+    if line.endswith(b"|") and not line.endswith(b"\\|"):
+        line = line[:-1]
+    return line.replace(b"\\|", b"\0").split(b"|")
+
+
+def _header_rows(data: bytes) -> list[tuple[int, int]]:
+    """The (start, end) of each markdown table header row of ``data``: a line of ``|``-separated
+    cells directly followed by a delimiter row of as many cells (``|---|---|``, ``| :-- | --: |``)
+    and not itself below another table row (a delimiter-shaped line under a data row is no new
+    header: the row above it stays data)."""
+    rows = []
+    for m in _DELIMITER_LINE.finditer(data):
+        start = m.start()
+        delimiter = m.group().rstrip(b"\r")
+        if start < 2 or b"|" not in delimiter or b"-" not in delimiter:
+            continue
+        end = start - 1  # (the header's line break)
+        head = data.rfind(b"\n", 0, end) + 1
+        header = data[head:end]
+        if b"|" not in header or (head and b"|" in data[data.rfind(b"\n", 0, head - 1) + 1:head - 1]):
+            continue
+        cells = _table_cells(delimiter)
+        if len(_table_cells(header)) != len(cells) or not all(_DELIMITER_CELL.fullmatch(cell) for cell in cells):
+            continue
+        rows.append((head, end))
+    return rows
+
+
+def _ground_table_header_names(tables: list[FactTable], owner: np.ndarray,
+                               row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a name in a markdown table's header row is taken as the
+    label of its column, which asserts nothing of the sources: ``| SHA | Author | Message |``
+    over ``|---|---|---|`` summarizing ``git log -3`` was refused for ``SHA`` and ``Message``
+    (stop 65). Only names (a number or an identifier in a header cell is asked as anywhere),
+    and only in a row a delimiter row follows (:func:`_header_rows`): a header-shaped first row
+    without one is data, as is every row below the delimiter."""
+    keep = None  # (made only for a block with a table: most checks have none)
+    headers: dict[int, list[tuple[int, int]]] = {}  # (each table's header rows found once a call)
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] != _KIND_NAME:
+            continue
+        rows = headers.get(t)
+        if rows is None:
+            data = table.data
+            rows = headers[t] = (_header_rows(data) if b"|-" in data or b"-|" in data or b"--" in data
+                                 else [])
+        if not rows:
+            continue
+        start, end = int(table.start[r]), int(table.end[r])
+        i = bisect_right(rows, (start, len(table.data) + 1)) - 1
+        if i >= 0 and rows[i][0] <= start and end <= rows[i][1]:
+            keep = np.ones(owner.size, dtype=np.bool_) if keep is None else keep
+            keep[n] = False
+    return (owner, row) if keep is None else (owner[keep], row[keep])
+
 
 def _ground_review_words(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
                          row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
