@@ -13,14 +13,15 @@ from gate_helpers import assert_accepted, find
 from test_grammar_v4 import _summarize
 
 HONEST = [
-    "| SHA | Author | Message |\n|---|---|---|\n| 4f1e2d3 | Jane Doe | Fix retry backoff in http client |\n"
-    "| 9c8b7a6 | Bob Smith | Add Redis cache layer |",
+    ("| SHA | Author | Message |\n|---|---|---|\n| 4f1e2d3 | Jane Doe | Fix retry backoff in http client |\n"
+     "| 9c8b7a6 | Bob Smith | Add Redis cache layer |"),
     "| Commit | Author | Subject |\n|---|---|---|\n| 4f1e2d3 | Jane Doe | Fix retry backoff in http client |",
     "| Commit | Author | Date | Message |\n|---|---|---|---|\n| 4f1e2d3 | Jane Doe | Mar 5 | Fix retry backoff in http client |",
     "| Hash | Author | Description |\n|---|---|---|\n| 9c8b7a6 | Bob Smith | Add Redis cache layer |",
     # (aligned delimiter cells, no outer pipes, a lead-in line and a blank line before the table)
-    "The last three commits:\n\n| SHA | Author | Message |\n| :-- | :-- | --: |\n| 4f1e2d3 | Jane Doe | Fix retry backoff in http client |\n"
-    "| 9c8b7a6 | Bob Smith | Add Redis cache layer |\n| 1a2b3c4 | Jane Doe | Bump numpy to 1.26.4 |",
+    ("The last three commits:\n\n| SHA | Author | Message |\n| :-- | :-- | --: |\n"
+     "| 4f1e2d3 | Jane Doe | Fix retry backoff in http client |\n"
+     "| 9c8b7a6 | Bob Smith | Add Redis cache layer |\n| 1a2b3c4 | Jane Doe | Bump numpy to 1.26.4 |"),
     "SHA | Author | Message\n--- | --- | ---\n4f1e2d3 | Jane Doe | Fix retry backoff in http client",
 ]
 
@@ -37,8 +38,8 @@ LIES = [
     ("| SHA | Author | Message (7 commits) |\n|---|---|---|\n| 4f1e2d3 | Jane Doe | Fix retry backoff in http client |",
      "7"),
     # a delimiter-shaped line under a data row makes no new header: the row above stays data
-    ("| SHA | Author | Message |\n|---|---|---|\n| 4f1e2d3 | Jane Doe | Frobnicator |\n|---|---|---|\n"
-     "| 9c8b7a6 | Bob Smith | Add Redis cache layer |", "Frobnicator"),
+    (("| SHA | Author | Message |\n|---|---|---|\n| 4f1e2d3 | Jane Doe | Frobnicator |\n|---|---|---|\n"
+      "| 9c8b7a6 | Bob Smith | Add Redis cache layer |"), "Frobnicator"),
     # a delimiter row of other cells than the header's is none
     ("| SHA | Author | Frobnicator |\n|---|---|\n| 4f1e2d3 | Jane Doe | Fix retry backoff in http client |",
      "Frobnicator"),

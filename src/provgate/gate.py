@@ -13904,7 +13904,7 @@ def _frame_repaired(indexes: list[tuple[str, _FrameIndex]], func: bytes, path: b
 
 # a line of only the characters a markdown table's delimiter row is made of (its cells are
 # checked by _delimiter_cells); one character class, so the search stays linear
-_DELIMITER_LINE = re.compile(rb"^[ \t|:-]+\r?$", re.M)
+_DELIMITER_LINE = re.compile(rb"^[ \t|:-]+\r?$", re.MULTILINE)
 _DELIMITER_CELL = re.compile(rb"[ \t]*:?-+:?[ \t]*")
 
 
