@@ -6079,21 +6079,11 @@ class _Check:
         if word_leads is not _ITEM_WORD_LEADS:  # (a block's words as before: they group a clause's items too)
             leads = tuple(lead for lead in _ITEM_WORD_LEADS if lead in leads or lead not in word_leads)
         post_blocks = self.post.blocks
-        keys, known = gate._handle_key, _ITEM_STATES_BY_KEY
         for n in asked:
             block, data = post_blocks[derived[n]], datas[n]
-            sources: list[tuple[str, _ItemStates]] = []
-            for h in dict.fromkeys(block.derived_from):
-                if keys.get(h) not in known:
-                    x = gate.source_facts(h)
-                    if h not in keys:
-                        continue
-                    if len(known) > _ITEM_STATES_KEPT:
-                        known.clear()
-                        known[None] = _ITEM_NONE
-                    known[keys[h]] = _ITEM_NONE if x is None else _item_states_read(gate, x)
-                if (index := known[keys[h]]) is not _ITEM_NONE:
-                    sources.append((h, index))
+            sources = [(h, index) for h, index in _source_readings(
+                gate, dict.fromkeys(block.derived_from), _ITEM_STATES_BY_KEY, _ITEM_STATES_KEPT, _ITEM_NONE,
+                lambda x: _item_states_read(gate, x)) if index is not _ITEM_NONE]
             if not sources or not (words := _item_words_told(data, leads)):
                 continue
             states: dict[bytes, dict[bytes, frozenset[bytes]]] = dict(sources[0][1].states)
@@ -6160,25 +6150,16 @@ class _Check:
                 at = joined.find(lead, ends[n]) if n < len(ends) else -1
         gate = self.gate
         post_blocks = self.post.blocks
-        keys, known = gate._handle_key, _TOLD_ROWS_BY_KEY
         for n in sorted(asked_blocks):
             block = post_blocks[derived[n]]
-            listings: tuple[tuple[bytes, dict[bytes, set[int]]], ...] = ()
-            for h in dict.fromkeys(block.derived_from):
-                key = keys.get(h)
-                if key is None or key not in known:
-                    x = gate.source_facts(h)
-                    if (key := keys.get(h)) is None:
-                        continue  # (a handle with no content)
-                    if len(known) > _TOLD_ROWS_KEPT:
-                        known.clear()
-                    known[key] = () if x is None else _told_rows_listings(gate, x)
-                listings += known[key]
+            listings = [listing for _, read in _source_readings(
+                gate, dict.fromkeys(block.derived_from), _TOLD_ROWS_BY_KEY, _TOLD_ROWS_KEPT, (),
+                lambda x: _told_rows_listings(gate, x)) for listing in read]
             if not listings:
                 continue
             data = datas[n]
             for claim in _told_rows_claims(data, [lead for lead in _TOLD_ROWS_LEADS if lead in data]):
-                shown = _told_rows_wrong(claim, list(listings))
+                shown = _told_rows_wrong(claim, listings)
                 if shown is None:
                     continue
                 said = data[claim.start:claim.end].decode("utf-8", "replace")
@@ -6661,19 +6642,10 @@ class _Check:
         # (each source's tables read once, kept by its content's key: a window's summaries name
         # hundreds of sources, most with no table, and are asked again on every check; the
         # sources a block's provenance names only, not its markers': see docs/gate.md)
-        keys, known = gate._handle_key, _TABLE_ROWS_BY_KEY
         for j in asked:
-            sources = None
-            for h in post_blocks[j].derived_from:
-                if h not in keys or keys[h] not in known:
-                    x = gate.source_facts(h)
-                    if h not in keys:
-                        continue
-                    if len(known) > _TABLE_ROWS_KEPT:
-                        known.clear()
-                    known[keys[h]] = () if x is None else _table_rows(x.table.data)
-                if tables := known[keys[h]]:
-                    sources = [*(sources or ()), (h, tables)]
+            sources = [(h, tables) for h, tables in _source_readings(
+                gate, post_blocks[j].derived_from, _TABLE_ROWS_BY_KEY, _TABLE_ROWS_KEPT, (),
+                lambda x: _table_rows(x.table.data)) if tables]
             if not sources or not _TABLE_TWO_DIGITS.search(data := self.post_facts[j].table.data) and not any(
                     tables[3] is not None for _, tables in sources):
                 continue  # (no table, or no figure a row may own; git blame's lines own their authors)
@@ -17370,9 +17342,31 @@ def _item_path_names(path: bytes) -> tuple[bytes, ...]:
     return (path, path.rsplit(b"/", 1)[-1]) if b"/" in path else (path,)
 
 
-# each source's records by its content's key (:meth:`_Check._check_item_states_repaired`; None:
-# a handle with no content yet)
-_ITEM_STATES_BY_KEY: dict[Any, _ItemStates] = {None: _ITEM_NONE}
+def _source_readings(gate: Gate, handles: Iterable[str], known: dict[Any, Any], kept: int, none: Any,
+                     read: Callable[[_Facts], Any]) -> list[tuple[str, Any]]:
+    """Each of ``handles`` with its source read by ``read`` (``none`` for a source not yet in
+    the store), read once a content and kept in ``known`` by the content's key (a window's
+    summaries name hundreds of sources, most of which no rule reads anything from, and are asked
+    again on every check); ``known`` is emptied past ``kept`` keys. A handle with no content
+    yet is left out. Shared by the item-state, counted-rows-told and table-row rules."""
+    keys = gate._handle_key
+    out = []
+    for h in handles:
+        key = keys.get(h)
+        if key is None or key not in known:
+            facts = gate.source_facts(h)
+            if (key := keys.get(h)) is None:
+                continue  # (a handle with no content)
+            if len(known) > kept:
+                known.clear()
+            known[key] = none if facts is None else read(facts)
+        out.append((h, known[key]))
+    return out
+
+
+# each source's records by its content's key (:meth:`_Check._check_item_states_repaired`,
+# :func:`_source_readings`)
+_ITEM_STATES_BY_KEY: dict[Any, _ItemStates] = {}
 _ITEM_STATES_KEPT = 1 << 15
 
 
