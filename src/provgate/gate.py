@@ -7132,6 +7132,7 @@ class _Check:
                   lambda o, r: _ground_in_path_lines(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_abbreviations(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_table_header_names(tables, o, r),
+                  lambda o, r: _ground_list_ordinals(tables, o, r),
                   lambda o, r: _ground_review_words(tables, sources, o, r),
                   lambda o, r: _ground_protocol_words(tables, sources, o, r),
                   lambda o, r: _ground_diffstat_signs(tables, sources, o, r),
@@ -13937,6 +13938,55 @@ def _ground_table_header_names(tables: list[FactTable], owner: np.ndarray,
         start, end = int(table.start[r]), int(table.end[r])
         i = bisect_right(rows, (start, len(table.data) + 1)) - 1
         if i >= 0 and rows[i][0] <= start and end <= rows[i][1]:
+            keep = np.ones(owner.size, dtype=np.bool_) if keep is None else keep
+            keep[n] = False
+    return (owner, row) if keep is None else (owner[keep], row[keep])
+
+
+# an ordered list item's marker at a line's start: ``1.``, ``2)`` or ``(3)``, at any indent
+_LIST_ORDINAL = re.compile(rb"^([ \t]*)(?:(\d{1,3})[.)]|\((\d{1,3})\))[ \t]", re.MULTILINE)
+
+
+def _list_ordinals(data: bytes) -> frozenset[int]:
+    """The start offsets of the numbers of ``data`` that number the items of an ordered list:
+    a marker at a line's start (:data:`_LIST_ORDINAL`) whose list goes on at its indent (the
+    marker one below it stands above, or the one above it below), or a lone ``1.`` opening a
+    list (first in the text, or under a blank line, a line ending in a colon or a heading).
+    A number that ends a sentence wrapped onto the next line (``was\n8. Then``) is no
+    ordinal: its neighbours do not count with it."""
+    markers = [(m[1], int(m[2] or m[3]), m.start(2) if m[2] else m.start(3), m.start())
+               for m in _LIST_ORDINAL.finditer(data)]
+    seen = {(indent, n) for indent, n, _, _ in markers}
+    ordinals = set()
+    for indent, n, at, line in markers:
+        above = data[data.rfind(b"\n", 0, max(line - 1, 0)) + 1:max(line - 1, 0)].strip(b" \t\r")
+        if ((indent, n - 1) in seen or (indent, n + 1) in seen
+                or n == 1 and (not line or not above or above.endswith(b":") or above.lstrip().startswith(b"#"))):
+            ordinals.add(at)
+    return frozenset(ordinals)
+
+
+def _ground_list_ordinals(tables: list[FactTable], owner: np.ndarray,
+                          row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once the numbers of an ordered list's item markers are taken
+    as the items' positions, which assert nothing of the sources: ``1. The deploy failed.`` /
+    ``2. The cache was disabled.`` summarizing an incident note without a digit was refused for
+    ``1`` and ``2`` (stop 66). Only a number that is the marker whole, at its line's start, in
+    a list its neighbours number on (:func:`_list_ordinals`); a number anywhere else in the
+    item is asked as any number is."""
+    keep = None  # (made only for a block with a list: most checks have none)
+    found: dict[int, frozenset[int]] = {}  # (each table's ordinals read once a call)
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] != _KIND_NUMBER:
+            continue
+        data, start, end = table.data, int(table.start[r]), int(table.end[r])
+        if data[end:end + 1] not in (b".", b")") or not data[start:end].isdigit():
+            continue
+        ordinals = found.get(t)
+        if ordinals is None:
+            ordinals = found[t] = _list_ordinals(data)
+        if start in ordinals:
             keep = np.ones(owner.size, dtype=np.bool_) if keep is None else keep
             keep[n] = False
     return (owner, row) if keep is None else (owner[keep], row[keep])
