@@ -20,8 +20,8 @@ The connection pool size is eight.
 
 HONEST = [
     (INCIDENT, "1. The deploy failed.\n2. The cache layer was disabled.\n3. Alice restarted the workers."),
-    (INCIDENT, "Summary:\n1. The deploy failed because the database migration timed out.\n"
-               "2. The cache layer was disabled."),
+    (INCIDENT, ("Summary:\n1. The deploy failed because the database migration timed out.\n"
+                "2. The cache layer was disabled.")),
     (INCIDENT, "Key points:\n1) The deploy failed.\n2) The cache was disabled.\n3) Alice restarted the workers."),
     (INCIDENT, "What happened\n(1) The deploy failed.\n(2) Alice restarted the workers."),
     # (a lone first item under a lead-in line, a blank line or a heading)
@@ -29,12 +29,12 @@ HONEST = [
     (INCIDENT, "## Incident\n1. The database migration timed out."),
     (INCIDENT, "The incident, in short.\n\n1. The database migration timed out."),
     # (a nested list restarting at 1, indented under its item)
-    (INCIDENT, "1. The deploy failed.\n   1. The migration timed out.\n   2. The cache was disabled.\n"
-               "2. Alice restarted the workers."),
+    (INCIDENT, ("1. The deploy failed.\n   1. The migration timed out.\n   2. The cache was disabled.\n"
+                "2. Alice restarted the workers.")),
     # (a list whose first item is not shown: numbering goes on from 3)
     (INCIDENT, "Continuing:\n3. Alice restarted the workers.\n4. The queue drained."),
-    (GIT_LOG, "The last 3 commits are:\n1. 4f1e2d3 Fix retry backoff in http client\n2. 9c8b7a6 Add Redis cache layer\n"
-              "3. 1a2b3c4 Bump numpy"),
+    (GIT_LOG, ("The last 3 commits are:\n1. 4f1e2d3 Fix retry backoff in http client\n2. 9c8b7a6 Add Redis cache layer\n"
+               "3. 1a2b3c4 Bump numpy")),
 ]
 
 # (lie, the value refused)
