@@ -6160,6 +6160,8 @@ class _Check:
             data = datas[n]
             for claim in _told_rows_claims(data, [lead for lead in _TOLD_ROWS_LEADS if lead in data]):
                 shown = _told_rows_wrong(claim, listings)
+                if shown is None and claim.kind == b"commit":
+                    shown = _told_commits_named(data, claim, listings)
                 if shown is None:
                     continue
                 said = data[claim.start:claim.end].decode("utf-8", "replace")
@@ -16755,7 +16757,11 @@ def _ground_counted_rows(tables: list[FactTable], sources: list[list[_Facts]], o
     (files, directories; not ``.``/``..``), git status entries by section. The noun is the word
     after the count, or after one qualifier ("untracked", "modified", "recent"); any other word
     before the noun ("2 running pods": a part of the rows) leaves the count a number to ground.
-    "Last 2 commits" of three and "3 files" of two files' hits stay refused."""
+    A count of a log's newest commits ("the 2 most recent commits", "last two commits") is a
+    part from the log's top: grounded by a log of at least that many commits when the commits
+    it names are the log's first (:func:`_newest_commits_misnamed`), not when it counts an
+    owner's or another part ("Bob Smith's last 2 commits", "the last 2 commits by Bob Smith").
+    "Last 4 commits" of three and "3 files" of two files' hits stay refused."""
     keep = np.ones(owner.size, dtype=np.bool_)
     counted: dict[int, dict[bytes, set[int]]] = {}  # (a source's row counts, read once a call)
     lookups_left = _ROW_COUNT_LOOKUPS  # (bounded: the counts past it stay numbers to ground, fail closed)
@@ -16789,11 +16795,18 @@ def _ground_counted_rows(tables: list[FactTable], sources: list[list[_Facts]], o
             continue
         lookups_left -= 1
         key = shape if qualifier in (b"", *_ROW_NEUTRAL_QUALIFIERS) else qualifier + b" " + shape
+        # ("the 2 most recent commits" of three: the log's first two, whose names
+        # _check_counted_rows_told asks, :func:`_told_commits_named`)
+        noun_end = m.end(1) if _ROW_NOUNS.get(first) is not None or m.lastindex != 2 else m.end(2)
+        newest = key == b"commit" and (qualifier in _ROWS_NEWEST_QUALIFIERS or _ROWS_NEWEST_BEFORE.search(
+            data, a - 24 if a > 24 else 0, a) is not None) and not _newest_commits_of_a_part(data, a, noun_end)
         for x in sources[t]:
             found = counted.get(id(x))
             if found is None:
                 found = counted[id(x)] = _listed_row_counts(x.table.data)
-            if int(digits) in found.get(key, ()):
+            if int(digits) in found.get(key, ()) or (
+                    newest and 0 < int(digits) <= max(found.get(key, (0,))) and _newest_commits_misnamed(
+                        data, a, noun_end, int(digits), [(x.table.data, found)]) is None):
                 keep[n] = False
                 break
     return (owner, row) if keep.all() else (owner[keep], row[keep])
@@ -16958,6 +16971,24 @@ _ROW_NOUNS = {
 # a word before the noun that leaves the count the listing's whole ("3 recent commits"), or names
 # a git status section or tag ("one untracked file", "two modified files"); any other is a part
 _ROW_NEUTRAL_QUALIFIERS = (b"recent", b"latest", b"newest", b"matching", b"listed")
+# a count of a log's newest commits, a part of it from its top ("the 2 most recent commits",
+# "last two commits", "the 2 newest commits"): as _TOLD_LAST_COMMITS reads them
+_ROWS_NEWEST_QUALIFIERS = (b"recent", b"latest", b"newest")
+_ROWS_NEWEST_BEFORE = re.compile(rb"(?i)\b(?:last|latest|newest|most[ \t]+recent)[ \t]+\Z")
+# ... but of a part of the log when an owner stands before ("Jane Doe's last 2 commits", "her
+# latest commit") or a restriction after ("the last 2 commits by Jane Doe", "... to src/cache.py")
+_ROWS_NEWEST_OWNER_BEFORE = re.compile(rb"(?:[A-Z][a-z]*(?:'|\xe2\x80\x99)s|\b(?:[Hh]is|[Hh]er|[Tt]heir))[ \t]+"
+                                       rb"(?:[A-Za-z]+[ \t]+){0,2}\Z")
+_ROWS_NEWEST_PART_AFTER = re.compile(rb"[ \t]+(?:by|from|to|touching|that|which|with|under|authored|made|written|"
+                                     rb"since|before|after|where|whose|changing)\b")
+
+
+def _newest_commits_of_a_part(data: bytes, count_start: int, noun_end: int) -> bool:
+    """Does a count of a log's newest commits (its count at ``count_start``, its noun ending at
+    ``noun_end``) count a part of the log's commits, not the log's from its top?"""
+    lo = count_start - 40 if count_start > 40 else 0
+    return (_ROWS_NEWEST_OWNER_BEFORE.search(data, lo, count_start) is not None
+            or _ROWS_NEWEST_PART_AFTER.match(data, noun_end) is not None)
 _ROW_QUALIFIERS = frozenset((*_ROW_NEUTRAL_QUALIFIERS, b"untracked", b"unstaged", b"staged", b"changed", b"modified",
                              b"deleted", b"new", b"renamed", b"passed", b"failed"))
 # the outcome words of a go test package row, read as its tag ("2 passing packages", "1 package fails")
@@ -30373,6 +30404,107 @@ def _told_rows_wrong(claim: _ToldRows, sources: list[tuple[bytes, dict[bytes, se
     return "; ".join(
         f"{'/'.join(map(str, sorted(c.get(key, {0}))))} {said} of {'/'.join(map(str, sorted(c.get(b'row', ()))))} rows"
         for c in known)
+
+
+def _told_commits_named(data: bytes, claim: _ToldRows, sources: list[tuple[bytes, dict[bytes, set[int]]]]) -> str | None:
+    """:func:`_newest_commits_misnamed` of a count of commits told (:func:`_told_rows_claims`)."""
+    return _newest_commits_misnamed(data, claim.start, claim.end, claim.told, sources)
+
+
+def _newest_commits_misnamed(data: bytes, start: int, end: int, told: int,
+                             sources: list[tuple[bytes, dict[bytes, set[int]]]]) -> str | None:
+    """The first commits of a log that a count of its newest ones ("the 2 most recent commits",
+    "last two commits": ``told`` of them, from ``start`` to its noun's ``end`` in ``data``)
+    names others than, as told against it; None when the commits
+    the block then names (:func:`_told_commits_scope`) are among the log's first ``told``, no
+    more of them than ``told`` and, named as the count's own list ("are A and B", ": A, B", a
+    list's lines), in the log's order; or when it names none of a log's commits. A count under
+    the log's whole is grounded as a part from its top (:func:`_ground_counted_rows`), so "The
+    2 most recent commits are 4f1e2d3 and 1a2b3c4" of ``git log -3`` would pass unless asked
+    here. Commits named after other words ("two by Jane Doe (4f1e2d3, 1a2b3c4) and one by Bob
+    Smith") are not asked for their order, nor are a part's ("Jane Doe's last 2 commits")."""
+    named, direct = _told_commits_scope(data, end)
+    if not named or _newest_commits_of_a_part(data, start, end):
+        return None
+    named = list(dict.fromkeys(named))
+    logs = [log for source, counts in sources if b"--reverse" not in source  # (the newest last)
+            and max(counts.get(b"commit", (0,))) >= told for log in _told_log_commits(source)]
+    asked = None
+    for log, by_prefix in logs:
+        # (a few commits at most share a name's first 7 digits: more are not compared, fail open)
+        places = [next((k for k in by_prefix.get(v[:7], ())[:_TOLD_COMMITS_SHARING]
+                        if log[k].startswith(v) or v.startswith(log[k])), -1) for v in named]
+        known = [k for k in places if k >= 0]
+        if not known:
+            continue
+        asked = asked or (log, known)
+        if len(known) <= told and max(known) < told and (not direct or known == sorted(known)):
+            return None
+    if asked is None:
+        return None
+    log, known = asked
+    return (f"{told} newest commits {', '.join(h[:7].decode() for h in log[:told])} (the block names "
+            f"{', '.join(log[k][:7].decode() for k in known)})")
+
+
+@functools.lru_cache(maxsize=64)
+def _told_log_commits(source: bytes) -> tuple[tuple[list[bytes], dict[bytes, list[int]]], ...]:
+    """The digests of a source's logs in the order they are listed, newest first: its commit
+    headers (a default ``git log``), and apart its ``--oneline`` lines; each with its digests'
+    places by their first 7 digits (a name is looked up, not compared with every commit). Read
+    once a source (cached by its bytes: each count in a block asks again)."""
+    logs = [_TOLD_LOG_HEADER.findall(source)] if b"commit " in source else []
+    logs.append(_TOLD_LOG_ONELINE.findall(source))
+    out = []
+    for log in logs:
+        if log:
+            by_prefix: dict[bytes, list[int]] = {}
+            for k, h in enumerate(log):
+                by_prefix.setdefault(h[:7], []).append(k)
+            out.append((log, by_prefix))
+    return tuple(out)
+
+
+def _told_commits_scope(data: bytes, end: int) -> tuple[list[bytes], bool]:
+    """The commit digests a block names after a count of a log's newest commits ending at
+    ``end``, and whether they are the count's own list (the first right after it, "are",
+    or a colon): a list's lines after a colon (the first digest of each), or else the rest of
+    the sentence up to a word that names other commits ("after", "before", "since": "..., both
+    after 1a2b3c4")."""
+    listed = _TOLD_COMMITS_LIST_LEAD.match(data, end)
+    if listed is not None:
+        found = []
+        at = listed.end()
+        while (item := _TOLD_COMMITS_LIST_ITEM.match(data, at)) is not None and len(found) < _TOLD_COMMITS_NAMED:
+            found.append(item[1])
+            nl = data.find(b"\n", item.end())
+            if nl < 0:
+                break
+            at = nl + 1
+        return found, True
+    stop = _TOLD_COMMITS_SCOPE_END.search(data, end, end + _TOLD_COMMITS_REACH)
+    hits = list(itertools.islice(_TOLD_COMMIT_NAME.finditer(
+        data, end, stop.start() if stop else end + _TOLD_COMMITS_REACH), _TOLD_COMMITS_NAMED))
+    direct = bool(hits) and _TOLD_COMMITS_DIRECT.fullmatch(data, end, hits[0].start()) is not None
+    return [h[1] for h in hits], direct
+
+
+_TOLD_LOG_HEADER = re.compile(rb"(?m)^commit ([0-9a-f]{7,40})\b")
+_TOLD_LOG_ONELINE = re.compile(rb"(?m)^(?:\* )?([0-9a-f]{7,40}) (?! *$)")
+# (a digest as a summary writes it: hex, a digit and a letter in it)
+_TOLD_COMMIT_NAME = re.compile(rb"(?<![\w/#.:@-])((?=[0-9a-f]{0,39}[a-f])(?=[0-9a-f]{0,39}[0-9])[0-9a-f]{7,40})(?![\w/-])")
+_TOLD_COMMITS_LIST_LEAD = re.compile(rb"[ \t]*(?:(?:are|were)[ \t]*)?:[ \t]*\r?\n")
+_TOLD_COMMITS_LIST_ITEM = re.compile(
+    rb"[ \t]*(?:[-*+]|\xe2\x80\xa2|[0-9]{1,2}[.)])?[ \t]*[`*]*((?=[0-9a-f]{0,39}[a-f])(?=[0-9a-f]{0,39}[0-9])"
+    rb"[0-9a-f]{7,40})(?![\w/-])")
+_TOLD_COMMITS_SCOPE_END = re.compile(
+    rb"[.!?;](?=\s|\Z)|\n|(?i:\b(?:after|before|since|than|following|preceding|older|earlier|previous|prior|"
+    rb"besides|except|excluding|not|unlike|replac\w*|revert\w*)\b)")
+# (the words between a count and the first digest of its own list: "are", "were", a colon)
+_TOLD_COMMITS_DIRECT = re.compile(rb"[ \t]*(?:(?:are|were)[ \t]+)?:?[ \t]*[`*(\[]*")
+_TOLD_COMMITS_REACH = 400
+_TOLD_COMMITS_NAMED = 64
+_TOLD_COMMITS_SHARING = 8
 
 
 def _status_states(counts: dict[bytes, set[int]]) -> set[bytes]:
