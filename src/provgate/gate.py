@@ -6598,6 +6598,8 @@ class _Check:
                 tokens = list(dict.fromkeys(t for _, t in found))  # (in the clause's order: the first partner named)
                 if not tokens:
                     continue
+                if not _PAIRED_MONTHS.isdisjoint(tokens):
+                    found, tokens = _paired_month_days(data, found, tokens)
                 clause_values = {v for v, _ in known}
                 refused = False
                 for value, kind in known:
@@ -6609,7 +6611,8 @@ class _Check:
                         own_line = d[own:ix.line_spans[own][1]].decode("utf-8", "replace")
                         other_line = d[other:ix.line_spans[other][1]].decode("utf-8", "replace")
                         # (the partner as the clause first writes it: read for a refusal only)
-                        said = _PAIRED_TOKEN.match(data, next(s for s, t in found if t == partner))[0].rstrip(
+                        at = next(s for s, t in found if t == partner)
+                        said = (_PAIRED_MONTH_DAY_SAID if b" " in partner else _PAIRED_TOKEN).match(data, at)[0].rstrip(
                             b".").decode("utf-8", "replace")
                         text = value.decode("utf-8", "replace")
                         self.violate("I1", f"block {block.id!r} pairs {text!r} with the {_PAIRED_CLASS_NAMES[cls]} "
@@ -18026,6 +18029,9 @@ def _paired_index(data: bytes) -> _PairedIndex:
             # partner of its own class, asked before the message's words)
             kv = {*kv, *(t for _, t in paired_tokens(data, *author_spans[line], []))}
         found = paired_tokens(data, s, e, line_blanks)
+        if line in author_spans and (day := _PAIRED_GIT_DATE.search(data, s, e)) is not None:
+            # (a commit's date as a summary names it, "Mar 4": the day alone is no token)
+            found.append((day.start(1), day[1].lower() + b" " + day[2]))
         if events and (k := bisect.bisect_right(event_starts, s) - 1) >= 0 and s < events[k][1]:
             # (a traceback's frame reads its exception's words: "config.py raised KeyError")
             es, ee = events[k][2:]
@@ -18056,6 +18062,46 @@ _PAIRED_GIT_RECORD_END = re.compile(rb"^(?:commit [0-9a-f]{7,40}\b|diff --git )"
 _PAIRED_GIT_AUTHOR = re.compile(rb"^(?:Author|Commit):[ \t]+([^<\n]*)", re.MULTILINE)
 _PAIRED_TRACEBACK = re.compile(rb"^Traceback \(most recent call last\):[ \t]*\r?\n", re.MULTILINE)
 _PAIRED_DIGEST_KIND, _PAIRED_PATH_KIND = 3, 7
+
+
+# A commit's date told by its month and a one-digit day (red team 142, F09: "1a2b3c4 (Mar 4)
+# bumps numpy." gave a commit another's date, accepted: a one-byte token is none, so "4" was
+# never a partner and "Mar" is every commit's). The day is read with its month as one token,
+# "mar 4" (a blank in it: no token of a text is one), of a git record's ``Date:`` line and of a
+# summary's clause that holds a month's token (:func:`_paired_month_days`); two-digit days are
+# tokens of their own already.
+_PAIRED_GIT_DATE = re.compile(rb"^Date:[ \t]+(?:[A-Z][a-z]{2},?[ \t]+)?([A-Z][a-z]{2})[ \t]+([1-9])(?![0-9])", re.MULTILINE)
+# (the months' tokens as paired_token gives them, abbreviated and in full; "May" is a function word's)
+_PAIRED_MONTHS = frozenset((b"jan", b"feb", b"mar", b"apr", b"jun", b"jul", b"aug", b"sep", b"oct", b"nov", b"dec",
+                            b"janu", b"febr", b"marc", b"apri", b"june", b"july", b"augu", b"sept", b"octo", b"nove",
+                            b"dece"))
+_PAIRED_DAY_AFTER = re.compile(rb"[a-z]*\.?[ \t]+([1-9])(?![0-9])")
+_PAIRED_DAY_BEFORE = re.compile(rb"(?<![0-9.:,/-])([1-9])(?:st|nd|rd|th)?[ \t]+\Z")
+# (a month and day as the clause writes it, for a refusal's message)
+_PAIRED_MONTH_DAY_SAID = re.compile(rb"[A-Za-z]+\.?[ \t]+[1-9](?:st|nd|rd|th)?|[1-9](?:st|nd|rd|th)?[ \t]+[A-Za-z]+")
+
+
+def _paired_month_days(data: bytes, found: list[tuple[int, bytes]],
+                       tokens: list[bytes]) -> tuple[list[tuple[int, bytes]], list[bytes]]:
+    """A clause's compared tokens with their offsets (``found``) and distinct in order
+    (``tokens``), each with the month and one-digit day it tells as one token ("Mar 4",
+    "March 4th", "4 Mar": ``mar 4``, at the day's or the month's offset, whichever comes first)
+    after its month's, as :data:`_PAIRED_GIT_DATE` reads a commit's."""
+    out, spans = list(tokens), list(found)
+    for s, t in found:
+        if t not in _PAIRED_MONTHS:
+            continue
+        day = _PAIRED_DAY_AFTER.match(data, s + len(t))
+        at = s
+        if day is None:
+            if (day := _PAIRED_DAY_BEFORE.search(data, s - 6 if s > 6 else 0, s)) is None:
+                continue
+            at = day.start()
+        told = t[:3] + b" " + day[1]
+        if told not in out:
+            out.insert(out.index(t) + 1, told)
+            spans.append((at, told))
+    return spans, out
 
 
 def _paired_records(data: bytes) -> tuple[list[tuple[int, int, int]], dict[int, tuple[int, int]],
