@@ -35,6 +35,7 @@ HONEST = [
     # (named by author, not as the count's own list: their order is not asked)
     (GIT_LOG, "The 3 most recent commits, by author: Jane Doe's 4f1e2d3 and 1a2b3c4, Bob Smith's 9c8b7a6."),
     (GIT_LOG, "The 3 most recent commits are 4f1e2d3, 9c8b7a6 and 1a2b3c4."),
+    (GIT_LOG, "Before the last 2 commits, 1a2b3c4 bumped numpy to 1.26.4."),
     (ONELINE, "The last 2 commits are 4f1e2d3 and 9c8b7a6."),
     (ONELINE, "The 3 latest commits: 4f1e2d3, 9c8b7a6, 1a2b3c4."),
     (GIT_LOG + GIT_STATUS, "The last 2 commits are 4f1e2d3 and 9c8b7a6; the branch is 2 commits ahead of origin."),

@@ -30470,8 +30470,10 @@ def _newest_commits_misnamed(data: bytes, start: int, end: int, told: int,
     here. Commits named after other words ("two by Jane Doe (4f1e2d3, 1a2b3c4) and one by Bob
     Smith") are not asked for their order, nor are a part's ("Jane Doe's last 2 commits")."""
     named, direct = _told_commits_scope(data, end)
-    if not named or _newest_commits_of_a_part(data, start, end):
-        return None
+    lo = start - _TOLD_ROWS_REACH if start > _TOLD_ROWS_REACH else 0
+    if not named or _newest_commits_of_a_part(data, start, end) or _TOLD_COMMITS_OTHERS_BEFORE.search(
+            data, max(data.rfind(b"\n", lo, start), data.rfind(b". ", lo, start), lo), start) is not None:
+        return None  # (a sentence about other commits: "Before the last 2 commits, 1a2b3c4 bumped numpy")
     named = list(dict.fromkeys(named))
     logs = [log for source, counts in sources if b"--reverse" not in source  # (the newest last)
             and max(counts.get(b"commit", (0,))) >= told for log in _told_log_commits(source)]
@@ -30546,6 +30548,10 @@ _TOLD_COMMITS_LIST_ITEM = re.compile(
 _TOLD_COMMITS_SCOPE_END = re.compile(
     rb"[.!?;](?=\s|\Z)|\n|(?i:\b(?:after|before|since|than|following|preceding|older|earlier|previous|prior|"
     rb"besides|except|excluding|not|unlike|replac\w*|revert\w*)\b)")
+# (a word before the count in its sentence that makes the digests named others: "Before the last 2
+# commits, 1a2b3c4 bumped numpy")
+_TOLD_COMMITS_OTHERS_BEFORE = re.compile(rb"(?i)\b(?:before|after|since|prior[ \t]+to|preceding|older[ \t]+than|"
+                                         rb"earlier[ \t]+than|until|except|besides)\b")
 # (the words between a count and the first digest of its own list: "are", "were", a colon)
 _TOLD_COMMITS_DIRECT = re.compile(rb"[ \t]*(?:(?:are|were)[ \t]+)?:?[ \t]*[`*(\[]*")
 _TOLD_COMMITS_REACH = 400
