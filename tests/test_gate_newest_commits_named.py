@@ -29,6 +29,13 @@ HONEST = [
                "* `9c8b7a6` - Add Redis cache layer\n")),
     (GIT_LOG, "The most recent commit is 4f1e2d3 by Jane Doe."),
     (GIT_LOG, "The last commit is 4f1e2d3 (Jane Doe)."),
+    (GIT_LOG, "The latest commit, 4f1e2d3, fixes the retry backoff."),
+    (GIT_LOG, "The latest commit hash is 4f1e2d3."),
+    (GIT_LOG, "Bob Smith's latest commit is 9c8b7a6."),
+    (GIT_LOG, "The latest commit by Bob Smith is 9c8b7a6."),
+    (GIT_LOG, "Before the latest commit, 9c8b7a6 added the Redis cache layer."),
+    # ("last" of one commit may be a list's bottom: not asked)
+    (GIT_LOG, "The last commit in the log, 1a2b3c4, bumps numpy."),
     (GIT_LOG, "The last 2 commits (4f1e2d3, 9c8b7a6) came after 1a2b3c4."),
     (GIT_LOG, "The 2 most recent commits are 4f1e2d3 and 9c8b7a6; before them 1a2b3c4 bumped numpy."),
     (GIT_LOG, "The latest commit, 4f1e2d3, fixes the retry backoff; 9c8b7a6 and 1a2b3c4 came before it."),
@@ -51,6 +58,8 @@ LIES = [
     (GIT_LOG, "Last 2 commits:\n- 4f1e2d3 Fix retry backoff in http client\n- 1a2b3c4 Bump numpy to 1.26.4\n", "2"),
     (GIT_LOG, "The last 4 commits: 4f1e2d3, 9c8b7a6, 1a2b3c4.", "4"),
     (ONELINE, "The last 2 commits are 9c8b7a6 and 1a2b3c4.", "2"),
+    (GIT_LOG, "The most recent commit is 9c8b7a6.", "most recent"),
+    (GIT_LOG, "The newest commit (9c8b7a6) adds a Redis cache layer.", "newest"),
 ]
 
 

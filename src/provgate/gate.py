@@ -30365,6 +30365,9 @@ def _told_rows_at(data: bytes, lead: bytes, at: int) -> _ToldRows | None:
     lo = max(0, at - _TOLD_ROWS_REACH)
     if lead == b" commit":
         m = _TOLD_LAST_COMMITS.search(data, lo, at)
+        if m is None and data[at + 7:at + 8] != b"s" and (one := _TOLD_NEWEST_COMMIT.search(data, lo, at)) is not None:
+            # ("the most recent commit is 9c8b7a6": one, the log's first; "last" may be a list's bottom)
+            return _ToldRows(one.start(1), at + 7, one[1], 1, None, b"commit", b"")
         if m is None or (noun := _TOLD_PLURAL_COMMITS.match(data, at)) is None:
             return None
         count = m[1] or m[2]
@@ -30491,7 +30494,7 @@ def _newest_commits_misnamed(data: bytes, start: int, end: int, told: int,
     if asked is None:
         return None
     log, known = asked
-    return (f"{told} newest commits {', '.join(h[:7].decode() for h in log[:told])} (the block names "
+    return (f"{told} newest commit{'s' if told > 1 else ''} {', '.join(h[:7].decode() for h in log[:told])} (the block names "
             f"{', '.join(log[k][:7].decode() for k in known)})")
 
 
@@ -30585,6 +30588,8 @@ _TOLD_LAST_COMMITS = re.compile(
     rb"(?i)\b(?:last|latest|newest|most[ \t]+recent)[ \t]+(" + _TOLD_NUMBER + rb")\Z|(?<![\w./-])(" + _TOLD_NUMBER
     + rb")[ \t]+(?:last|latest|newest|most[ \t]+recent|recent)\Z")
 _TOLD_PLURAL_COMMITS = re.compile(rb" commits?\b")
+# "the most recent commit", "the latest commit", "the newest commit": the log's first
+_TOLD_NEWEST_COMMIT = re.compile(rb"(?i)\b(latest|newest|most[ \t]+recent)\Z")
 # "... pods are Running", "is in CrashLoopBackOff", "are still Pending", "files are untracked"
 _TOLD_STATE_AFTER = re.compile(rb"[ \t]*(?:(?:now|still|currently|in|all)[ \t]+){0,2}([A-Za-z]+)\b")
 # "Of the api pods, ", "Among the workers, ": a part named before the count
