@@ -91,8 +91,9 @@ def test_a_count_of_the_rows_a_listing_shows_is_grounded_and_a_wrong_one_refused
 @pytest.mark.parametrize("source, lie, value", [
     # a part of the rows is no count of them all: two pods run, not three
     (KUBECTL, "Of the pods, 3 running pods serve traffic.", "3"),
-    # "Last 2 commits" of three
-    (GIT_LOG, "Last 2 commits: 4f1e2d3 (retry backoff fix) and 9c8b7a6 (Redis cache).", "2"),
+    # "Last 2 commits" of three naming the third (the first two are grounded as the log's newest,
+    # test_gate_newest_commits_named.py)
+    (GIT_LOG, "Last 2 commits: 4f1e2d3 (retry backoff fix) and 1a2b3c4 (numpy bump).", "2"),
     # a noun no listing there counts
     (GREP, "The fix took 3 days.", "3"),
 ])

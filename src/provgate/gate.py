@@ -6160,6 +6160,8 @@ class _Check:
             data = datas[n]
             for claim in _told_rows_claims(data, [lead for lead in _TOLD_ROWS_LEADS if lead in data]):
                 shown = _told_rows_wrong(claim, listings)
+                if shown is None and claim.kind == b"commit":
+                    shown = _told_commits_named(data, claim, listings)
                 if shown is None:
                     continue
                 said = data[claim.start:claim.end].decode("utf-8", "replace")
@@ -6596,6 +6598,8 @@ class _Check:
                 tokens = list(dict.fromkeys(t for _, t in found))  # (in the clause's order: the first partner named)
                 if not tokens:
                     continue
+                if not _PAIRED_MONTHS.isdisjoint(tokens):
+                    found, tokens = _paired_month_days(data, found, tokens)
                 clause_values = {v for v, _ in known}
                 refused = False
                 for value, kind in known:
@@ -6607,7 +6611,8 @@ class _Check:
                         own_line = d[own:ix.line_spans[own][1]].decode("utf-8", "replace")
                         other_line = d[other:ix.line_spans[other][1]].decode("utf-8", "replace")
                         # (the partner as the clause first writes it: read for a refusal only)
-                        said = _PAIRED_TOKEN.match(data, next(s for s, t in found if t == partner))[0].rstrip(
+                        at = next(s for s, t in found if t == partner)
+                        said = (_PAIRED_MONTH_DAY_SAID if b" " in partner else _PAIRED_TOKEN).match(data, at)[0].rstrip(
                             b".").decode("utf-8", "replace")
                         text = value.decode("utf-8", "replace")
                         self.violate("I1", f"block {block.id!r} pairs {text!r} with the {_PAIRED_CLASS_NAMES[cls]} "
@@ -16805,7 +16810,11 @@ def _ground_counted_rows(tables: list[FactTable], sources: list[list[_Facts]], o
     (files, directories; not ``.``/``..``), git status entries by section. The noun is the word
     after the count, or after one qualifier ("untracked", "modified", "recent"); any other word
     before the noun ("2 running pods": a part of the rows) leaves the count a number to ground.
-    "Last 2 commits" of three and "3 files" of two files' hits stay refused."""
+    A count of a log's newest commits ("the 2 most recent commits", "last two commits") is a
+    part from the log's top: grounded by a log of at least that many commits when the commits
+    it names are the log's first (:func:`_newest_commits_misnamed`), not when it counts an
+    owner's or another part ("Bob Smith's last 2 commits", "the last 2 commits by Bob Smith").
+    "Last 4 commits" of three and "3 files" of two files' hits stay refused."""
     keep = np.ones(owner.size, dtype=np.bool_)
     counted: dict[int, dict[bytes, set[int]]] = {}  # (a source's row counts, read once a call)
     lookups_left = _ROW_COUNT_LOOKUPS  # (bounded: the counts past it stay numbers to ground, fail closed)
@@ -16839,11 +16848,18 @@ def _ground_counted_rows(tables: list[FactTable], sources: list[list[_Facts]], o
             continue
         lookups_left -= 1
         key = shape if qualifier in (b"", *_ROW_NEUTRAL_QUALIFIERS) else qualifier + b" " + shape
+        # ("the 2 most recent commits" of three: the log's first two, whose names
+        # _check_counted_rows_told asks, :func:`_told_commits_named`)
+        noun_end = m.end(1) if _ROW_NOUNS.get(first) is not None or m.lastindex != 2 else m.end(2)
+        newest = key == b"commit" and (qualifier in _ROWS_NEWEST_QUALIFIERS or _ROWS_NEWEST_BEFORE.search(
+            data, a - 24 if a > 24 else 0, a) is not None) and not _newest_commits_of_a_part(data, a, noun_end)
         for x in sources[t]:
             found = counted.get(id(x))
             if found is None:
                 found = counted[id(x)] = _listed_row_counts(x.table.data)
-            if int(digits) in found.get(key, ()):
+            if int(digits) in found.get(key, ()) or (
+                    newest and 0 < int(digits) <= max(found.get(key, (0,))) and _newest_commits_misnamed(
+                        data, a, noun_end, int(digits), [(x.table.data, found)]) is None):
                 keep[n] = False
                 break
     return (owner, row) if keep.all() else (owner[keep], row[keep])
@@ -17008,6 +17024,24 @@ _ROW_NOUNS = {
 # a word before the noun that leaves the count the listing's whole ("3 recent commits"), or names
 # a git status section or tag ("one untracked file", "two modified files"); any other is a part
 _ROW_NEUTRAL_QUALIFIERS = (b"recent", b"latest", b"newest", b"matching", b"listed")
+# a count of a log's newest commits, a part of it from its top ("the 2 most recent commits",
+# "last two commits", "the 2 newest commits"): as _TOLD_LAST_COMMITS reads them
+_ROWS_NEWEST_QUALIFIERS = (b"recent", b"latest", b"newest")
+_ROWS_NEWEST_BEFORE = re.compile(rb"(?i)\b(?:last|latest|newest|most[ \t]+recent)[ \t]+\Z")
+# ... but of a part of the log when an owner stands before ("Jane Doe's last 2 commits", "her
+# latest commit") or a restriction after ("the last 2 commits by Jane Doe", "... to src/cache.py")
+_ROWS_NEWEST_OWNER_BEFORE = re.compile(rb"(?:[A-Z][a-z]*(?:'|\xe2\x80\x99)s|\b(?:[Hh]is|[Hh]er|[Tt]heir))[ \t]+"
+                                       rb"(?:[A-Za-z]+[ \t]+){0,2}\Z")
+_ROWS_NEWEST_PART_AFTER = re.compile(rb"[ \t]+(?:by|from|to|touching|that|which|with|under|authored|made|written|"
+                                     rb"since|before|after|where|whose|changing)\b")
+
+
+def _newest_commits_of_a_part(data: bytes, count_start: int, noun_end: int) -> bool:
+    """Does a count of a log's newest commits (its count at ``count_start``, its noun ending at
+    ``noun_end``) count a part of the log's commits, not the log's from its top?"""
+    lo = count_start - 40 if count_start > 40 else 0
+    return (_ROWS_NEWEST_OWNER_BEFORE.search(data, lo, count_start) is not None
+            or _ROWS_NEWEST_PART_AFTER.match(data, noun_end) is not None)
 _ROW_QUALIFIERS = frozenset((*_ROW_NEUTRAL_QUALIFIERS, b"untracked", b"unstaged", b"staged", b"changed", b"modified",
                              b"deleted", b"new", b"renamed", b"passed", b"failed"))
 # the outcome words of a go test package row, read as its tag ("2 passing packages", "1 package fails")
@@ -18045,6 +18079,9 @@ def _paired_index(data: bytes) -> _PairedIndex:
             # partner of its own class, asked before the message's words)
             kv = {*kv, *(t for _, t in paired_tokens(data, *author_spans[line], []))}
         found = paired_tokens(data, s, e, line_blanks)
+        if line in author_spans and (day := _PAIRED_GIT_DATE.search(data, s, e)) is not None:
+            # (a commit's date as a summary names it, "Mar 4": the day alone is no token)
+            found.append((day.start(1), day[1].lower() + b" " + day[2]))
         if events and (k := bisect.bisect_right(event_starts, s) - 1) >= 0 and s < events[k][1]:
             # (a traceback's frame reads its exception's words: "config.py raised KeyError")
             es, ee = events[k][2:]
@@ -18075,6 +18112,46 @@ _PAIRED_GIT_RECORD_END = re.compile(rb"^(?:commit [0-9a-f]{7,40}\b|diff --git )"
 _PAIRED_GIT_AUTHOR = re.compile(rb"^(?:Author|Commit):[ \t]+([^<\n]*)", re.MULTILINE)
 _PAIRED_TRACEBACK = re.compile(rb"^Traceback \(most recent call last\):[ \t]*\r?\n", re.MULTILINE)
 _PAIRED_DIGEST_KIND, _PAIRED_PATH_KIND = 3, 7
+
+
+# A commit's date told by its month and a one-digit day (red team 142, F09: "1a2b3c4 (Mar 4)
+# bumps numpy." gave a commit another's date, accepted: a one-byte token is none, so "4" was
+# never a partner and "Mar" is every commit's). The day is read with its month as one token,
+# "mar 4" (a blank in it: no token of a text is one), of a git record's ``Date:`` line and of a
+# summary's clause that holds a month's token (:func:`_paired_month_days`); two-digit days are
+# tokens of their own already.
+_PAIRED_GIT_DATE = re.compile(rb"^Date:[ \t]+(?:[A-Z][a-z]{2},?[ \t]+)?([A-Z][a-z]{2})[ \t]+([1-9])(?![0-9])", re.MULTILINE)
+# (the months' tokens as paired_token gives them, abbreviated and in full; "May" is a function word's)
+_PAIRED_MONTHS = frozenset((b"jan", b"feb", b"mar", b"apr", b"jun", b"jul", b"aug", b"sep", b"oct", b"nov", b"dec",
+                            b"janu", b"febr", b"marc", b"apri", b"june", b"july", b"augu", b"sept", b"octo", b"nove",
+                            b"dece"))
+_PAIRED_DAY_AFTER = re.compile(rb"[a-z]*\.?[ \t]+([1-9])(?![0-9])")
+_PAIRED_DAY_BEFORE = re.compile(rb"(?<![0-9.:,/-])([1-9])(?:st|nd|rd|th)?[ \t]+\Z")
+# (a month and day as the clause writes it, for a refusal's message)
+_PAIRED_MONTH_DAY_SAID = re.compile(rb"[A-Za-z]+\.?[ \t]+[1-9](?:st|nd|rd|th)?|[1-9](?:st|nd|rd|th)?[ \t]+[A-Za-z]+")
+
+
+def _paired_month_days(data: bytes, found: list[tuple[int, bytes]],
+                       tokens: list[bytes]) -> tuple[list[tuple[int, bytes]], list[bytes]]:
+    """A clause's compared tokens with their offsets (``found``) and distinct in order
+    (``tokens``), each with the month and one-digit day it tells as one token ("Mar 4",
+    "March 4th", "4 Mar": ``mar 4``, at the day's or the month's offset, whichever comes first)
+    after its month's, as :data:`_PAIRED_GIT_DATE` reads a commit's."""
+    out, spans = list(tokens), list(found)
+    for s, t in found:
+        if t not in _PAIRED_MONTHS:
+            continue
+        day = _PAIRED_DAY_AFTER.match(data, s + len(t))
+        at = s
+        if day is None:
+            if (day := _PAIRED_DAY_BEFORE.search(data, s - 6 if s > 6 else 0, s)) is None:
+                continue
+            at = day.start()
+        told = t[:3] + b" " + day[1]
+        if told not in out:
+            out.insert(out.index(t) + 1, told)
+            spans.append((at, told))
+    return spans, out
 
 
 def _paired_records(data: bytes) -> tuple[list[tuple[int, int, int]], dict[int, tuple[int, int]],
@@ -30338,6 +30415,9 @@ def _told_rows_at(data: bytes, lead: bytes, at: int) -> _ToldRows | None:
     lo = max(0, at - _TOLD_ROWS_REACH)
     if lead == b" commit":
         m = _TOLD_LAST_COMMITS.search(data, lo, at)
+        if m is None and data[at + 7:at + 8] != b"s" and (one := _TOLD_NEWEST_COMMIT.search(data, lo, at)) is not None:
+            # ("the most recent commit is 9c8b7a6": one, the log's first; "last" may be a list's bottom)
+            return _ToldRows(one.start(1), at + 7, one[1], 1, None, b"commit", b"")
         if m is None or (noun := _TOLD_PLURAL_COMMITS.match(data, at)) is None:
             return None
         count = m[1] or m[2]
@@ -30425,6 +30505,113 @@ def _told_rows_wrong(claim: _ToldRows, sources: list[tuple[bytes, dict[bytes, se
         for c in known)
 
 
+def _told_commits_named(data: bytes, claim: _ToldRows, sources: list[tuple[bytes, dict[bytes, set[int]]]]) -> str | None:
+    """:func:`_newest_commits_misnamed` of a count of commits told (:func:`_told_rows_claims`)."""
+    return _newest_commits_misnamed(data, claim.start, claim.end, claim.told, sources)
+
+
+def _newest_commits_misnamed(data: bytes, start: int, end: int, told: int,
+                             sources: list[tuple[bytes, dict[bytes, set[int]]]]) -> str | None:
+    """The first commits of a log that a count of its newest ones ("the 2 most recent commits",
+    "last two commits": ``told`` of them, from ``start`` to its noun's ``end`` in ``data``)
+    names others than, as told against it; None when the commits
+    the block then names (:func:`_told_commits_scope`) are among the log's first ``told``, no
+    more of them than ``told`` and, named as the count's own list ("are A and B", ": A, B", a
+    list's lines), in the log's order; or when it names none of a log's commits. A count under
+    the log's whole is grounded as a part from its top (:func:`_ground_counted_rows`), so "The
+    2 most recent commits are 4f1e2d3 and 1a2b3c4" of ``git log -3`` would pass unless asked
+    here. Commits named after other words ("two by Jane Doe (4f1e2d3, 1a2b3c4) and one by Bob
+    Smith") are not asked for their order, nor are a part's ("Jane Doe's last 2 commits")."""
+    named, direct = _told_commits_scope(data, end)
+    lo = start - _TOLD_ROWS_REACH if start > _TOLD_ROWS_REACH else 0
+    if not named or _newest_commits_of_a_part(data, start, end) or _TOLD_COMMITS_OTHERS_BEFORE.search(
+            data, max(data.rfind(b"\n", lo, start), data.rfind(b". ", lo, start), lo), start) is not None:
+        return None  # (a sentence about other commits: "Before the last 2 commits, 1a2b3c4 bumped numpy")
+    named = list(dict.fromkeys(named))
+    logs = [log for source, counts in sources if b"--reverse" not in source  # (the newest last)
+            and max(counts.get(b"commit", (0,))) >= told for log in _told_log_commits(source)]
+    asked = None
+    for log, by_prefix in logs:
+        # (a few commits at most share a name's first 7 digits: more are not compared, fail open)
+        places = [next((k for k in by_prefix.get(v[:7], ())[:_TOLD_COMMITS_SHARING]
+                        if log[k].startswith(v) or v.startswith(log[k])), -1) for v in named]
+        known = [k for k in places if k >= 0]
+        if not known:
+            continue
+        asked = asked or (log, known)
+        if len(known) <= told and max(known) < told and (not direct or known == sorted(known)):
+            return None
+    if asked is None:
+        return None
+    log, known = asked
+    return (f"{told} newest commit{'s' if told > 1 else ''} {', '.join(h[:7].decode() for h in log[:told])} (the block names "
+            f"{', '.join(log[k][:7].decode() for k in known)})")
+
+
+@functools.lru_cache(maxsize=64)
+def _told_log_commits(source: bytes) -> tuple[tuple[list[bytes], dict[bytes, list[int]]], ...]:
+    """The digests of a source's logs in the order they are listed, newest first: its commit
+    headers (a default ``git log``), and apart its ``--oneline`` lines; each with its digests'
+    places by their first 7 digits (a name is looked up, not compared with every commit). Read
+    once a source (cached by its bytes: each count in a block asks again)."""
+    logs = [_TOLD_LOG_HEADER.findall(source)] if b"commit " in source else []
+    logs.append(_TOLD_LOG_ONELINE.findall(source))
+    out = []
+    for log in logs:
+        if log:
+            by_prefix: dict[bytes, list[int]] = {}
+            for k, h in enumerate(log):
+                by_prefix.setdefault(h[:7], []).append(k)
+            out.append((log, by_prefix))
+    return tuple(out)
+
+
+def _told_commits_scope(data: bytes, end: int) -> tuple[list[bytes], bool]:
+    """The commit digests a block names after a count of a log's newest commits ending at
+    ``end``, and whether they are the count's own list (the first right after it, "are",
+    or a colon): a list's lines after a colon (the first digest of each), or else the rest of
+    the sentence up to a word that names other commits ("after", "before", "since": "..., both
+    after 1a2b3c4")."""
+    listed = _TOLD_COMMITS_LIST_LEAD.match(data, end)
+    if listed is not None:
+        found = []
+        at = listed.end()
+        while (item := _TOLD_COMMITS_LIST_ITEM.match(data, at)) is not None and len(found) < _TOLD_COMMITS_NAMED:
+            found.append(item[1])
+            nl = data.find(b"\n", item.end())
+            if nl < 0:
+                break
+            at = nl + 1
+        return found, True
+    stop = _TOLD_COMMITS_SCOPE_END.search(data, end, end + _TOLD_COMMITS_REACH)
+    hits = list(itertools.islice(_TOLD_COMMIT_NAME.finditer(
+        data, end, stop.start() if stop else end + _TOLD_COMMITS_REACH), _TOLD_COMMITS_NAMED))
+    direct = bool(hits) and _TOLD_COMMITS_DIRECT.fullmatch(data, end, hits[0].start()) is not None
+    return [h[1] for h in hits], direct
+
+
+_TOLD_LOG_HEADER = re.compile(rb"(?m)^commit ([0-9a-f]{7,40})\b")
+_TOLD_LOG_ONELINE = re.compile(rb"(?m)^(?:\* )?([0-9a-f]{7,40}) (?! *$)")
+# (a digest as a summary writes it: hex, a digit and a letter in it)
+_TOLD_COMMIT_NAME = re.compile(rb"(?<![\w/#.:@-])((?=[0-9a-f]{0,39}[a-f])(?=[0-9a-f]{0,39}[0-9])[0-9a-f]{7,40})(?![\w/-])")
+_TOLD_COMMITS_LIST_LEAD = re.compile(rb"[ \t]*(?:(?:are|were)[ \t]*)?:[ \t]*\r?\n")
+_TOLD_COMMITS_LIST_ITEM = re.compile(
+    rb"[ \t]*(?:[-*+]|\xe2\x80\xa2|[0-9]{1,2}[.)])?[ \t]*[`*]*((?=[0-9a-f]{0,39}[a-f])(?=[0-9a-f]{0,39}[0-9])"
+    rb"[0-9a-f]{7,40})(?![\w/-])")
+_TOLD_COMMITS_SCOPE_END = re.compile(
+    rb"[.!?;](?=\s|\Z)|\n|(?i:\b(?:after|before|since|than|following|preceding|older|earlier|previous|prior|"
+    rb"besides|except|excluding|not|unlike|replac\w*|revert\w*)\b)")
+# (a word before the count in its sentence that makes the digests named others: "Before the last 2
+# commits, 1a2b3c4 bumped numpy")
+_TOLD_COMMITS_OTHERS_BEFORE = re.compile(rb"(?i)\b(?:before|after|since|prior[ \t]+to|preceding|older[ \t]+than|"
+                                         rb"earlier[ \t]+than|until|except|besides)\b")
+# (the words between a count and the first digest of its own list: "are", "were", a colon)
+_TOLD_COMMITS_DIRECT = re.compile(rb"[ \t]*(?:(?:are|were)[ \t]+)?:?[ \t]*[`*(\[]*")
+_TOLD_COMMITS_REACH = 400
+_TOLD_COMMITS_NAMED = 64
+_TOLD_COMMITS_SHARING = 8
+
+
 def _status_states(counts: dict[bytes, set[int]]) -> set[bytes]:
     """The states a source's STATUS columns write (:func:`_listed_row_counts`' ``status S`` keys)."""
     return {k[7:] for k in counts if k.startswith(b"status ") and b" " not in k[7:]}
@@ -30451,6 +30638,8 @@ _TOLD_LAST_COMMITS = re.compile(
     rb"(?i)\b(?:last|latest|newest|most[ \t]+recent)[ \t]+(" + _TOLD_NUMBER + rb")\Z|(?<![\w./-])(" + _TOLD_NUMBER
     + rb")[ \t]+(?:last|latest|newest|most[ \t]+recent|recent)\Z")
 _TOLD_PLURAL_COMMITS = re.compile(rb" commits?\b")
+# "the most recent commit", "the latest commit", "the newest commit": the log's first
+_TOLD_NEWEST_COMMIT = re.compile(rb"(?i)\b(latest|newest|most[ \t]+recent)\Z")
 # "... pods are Running", "is in CrashLoopBackOff", "are still Pending", "files are untracked"
 _TOLD_STATE_AFTER = re.compile(rb"[ \t]*(?:(?:now|still|currently|in|all)[ \t]+){0,2}([A-Za-z]+)\b")
 # "Of the api pods, ", "Among the workers, ": a part named before the count
