@@ -111,7 +111,11 @@ from provgate._search_py import (
     UNIT_SEMICOLON_CODEPOINTS,
     paired_token,
 )
-from provgate._textnorm import blank_before_line_break, same_after_normalisation, same_words
+from provgate._textnorm import (
+    blank_before_line_break,
+    same_after_normalisation,
+    same_words,
+)
 from provgate._textnorm_py import (
     normalize_whitespace as normalize_whitespace,  # the rule, re-exported here
 )
