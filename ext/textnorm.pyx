@@ -401,7 +401,7 @@ cdef bint blank_before_break(const text_t* t) noexcept nogil:
             if at == NULL:
                 return False
             if at > t.data:
-                c = <unsigned char>at[-1]
+                c = <unsigned char>(at - 1)[0]
                 if c == 0x20 or c == 0x09 or c == 0x0D:
                     return True
             p = at + 1
