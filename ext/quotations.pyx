@@ -201,24 +201,23 @@ cdef bint table_has(const uint64_t* keys, uint64_t mask, uint64_t lo, uint64_t h
     return False
 
 
-cdef inline void pack_lower(const uint8_t* w, Py_ssize_t size, uint64_t* lo, uint64_t* hi) noexcept nogil:
-    cdef Py_ssize_t i
-    cdef uint64_t c
-    lo[0] = 0
-    hi[0] = 0
-    for i in range(size):
-        c = w[i]
-        if 0x41 <= c <= 0x5A:
-            c |= 0x20
-        if i < 8:
-            lo[0] |= c << (8 * i)
-        else:
-            hi[0] |= c << (8 * (i - 8))
+# (each byte's class for the scan below: 1 for a word byte (ascii_word_byte); and each byte
+# lower-cased (an ASCII capital's small letter): a table look-up a byte, where four range tests,
+# and a second read of each word's bytes to pack it, cost a next edit's changed turn ~30
+# instructions a byte)
+cdef uint8_t _WORD_BYTE[256]
+cdef uint8_t _LOWER_BYTE[256]
+cdef int _c
+for _c in range(256):
+    _WORD_BYTE[_c] = ascii_word_byte(<uint8_t>_c)
+    _LOWER_BYTE[_c] = <uint8_t>(_c | 0x20) if 0x41 <= _c <= 0x5A else <uint8_t>_c
 
 
 cdef bint scan_outside_spans(const uint8_t* d, Py_ssize_t n, const uint64_t* keys, uint64_t mask) noexcept nogil:
-    # line by line: the backticks counted, then each word outside the spans (or anywhere, on a
-    # line with an odd count) looked up; a word never holds a backtick or crosses a line
+    # line by line: the backticks counted, then each word outside
+    # the spans (or anywhere, on a line with an odd count) looked up, packed as it is read (its
+    # first 8 bytes lower-cased into lo, the next 8 into hi: _WordTable's key; a word of more
+    # than 16 is none of the table's); a word never holds a backtick or crosses a line
     cdef Py_ssize_t pos = 0, line_end, i, j, ticks
     cdef const uint8_t* nl
     cdef bint whole, outside
@@ -228,7 +227,7 @@ cdef bint scan_outside_spans(const uint8_t* d, Py_ssize_t n, const uint64_t* key
         nl = <const uint8_t*>memchr(d + pos, 0x0A, <size_t>(n - pos)) if pos < n else NULL
         line_end = n if nl == NULL else nl - d
         ticks = 0
-        for i in range(pos, line_end):
+        for i in range(pos, line_end):  # (a count the compiler vectorises)
             ticks += d[i] == 0x60
         whole = ticks & 1
         outside = True
@@ -238,14 +237,17 @@ cdef bint scan_outside_spans(const uint8_t* d, Py_ssize_t n, const uint64_t* key
             if c == 0x60:
                 outside = not outside
                 i += 1
-            elif ascii_word_byte(c):
-                j = i + 1
-                while j < line_end and ascii_word_byte(d[j]):
+            elif _WORD_BYTE[c]:
+                lo = hi = 0
+                j = i
+                while j < line_end and _WORD_BYTE[d[j]]:
+                    if j - i < 8:
+                        lo |= (<uint64_t>_LOWER_BYTE[d[j]]) << (8 * (j - i))
+                    elif j - i < 16:
+                        hi |= (<uint64_t>_LOWER_BYTE[d[j]]) << (8 * (j - i - 8))
                     j += 1
-                if (whole or outside) and j - i <= 16:
-                    pack_lower(d + i, j - i, &lo, &hi)
-                    if table_has(keys, mask, lo, hi):
-                        return True
+                if (whole or outside) and j - i <= 16 and table_has(keys, mask, lo, hi):
+                    return True
                 i = j
             else:
                 i += 1

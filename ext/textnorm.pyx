@@ -385,3 +385,43 @@ def same_without_spaces(a, b):
 
 def same_words(a, b):
     return each_pair(a, b, same_words_bytes)
+
+
+cdef bint blank_before_break(const text_t* t) noexcept nogil:
+    # each line break found (memchr over one-byte storage, which most texts are), the
+    # character before it read
+    cdef Py_ssize_t i
+    cdef const char* at
+    cdef const char* p
+    cdef Py_UCS4 c
+    if t.kind == 1:
+        p = t.data
+        while True:
+            at = <const char*>memchr(p, 0x0A, <size_t>(t.data + t.n - p))
+            if at == NULL:
+                return False
+            if at > t.data:
+                c = <unsigned char>(at - 1)[0]
+                if c == 0x20 or c == 0x09 or c == 0x0D:
+                    return True
+            p = at + 1
+    for i in range(1, t.n):
+        if char_at(t, i) == 0x0A:
+            c = char_at(t, i - 1)
+            if c == 0x20 or c == 0x09 or c == 0x0D:
+                return True
+    return False
+
+
+def blank_before_line_break(text):
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str, not {type(text).__name__}")
+    cdef text_t t
+    PyUnicode_READY(text)
+    t.kind = PyUnicode_KIND(text)
+    t.data = <const char*>PyUnicode_DATA(text)
+    t.n = PyUnicode_GET_LENGTH(text)
+    cdef bint found
+    with nogil:
+        found = blank_before_break(&t)
+    return found

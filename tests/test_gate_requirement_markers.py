@@ -599,3 +599,16 @@ def test_blank_joined_alternatives_are_read_in_one_way():
                         (b'python = ">=3.8 <4.0 || >=2.7,<3.0"', b">=3.8 <4.0 || >=2.7,<3.0"),
                         (b'python = " >= 3.8 , < 4.0 "', b">= 3.8 , < 4.0")]:
         assert _CONSTRAINT_ALTERNATIVES.search(line).group(3) == value
+
+
+@pytest.mark.parametrize("text, hinted", [
+    (b'requests = { version = "2.31.0", markers = "python_version >= \'3.8\'" }\n', True),
+    (b"[packages.requests]\nmarkers = \"os_name == 'nt'\"\n", True),
+    # (a hint follows an "=": without one, the words alone hint nothing, however many "[" cite)
+    (b"The markers of [src:u1] name python and platform; extra [src:u2].\n", False),
+    (b"{ markers: python_version }\n", False),
+])
+def test_table_markers_are_hinted_only_after_an_equals_sign(text, hinted):
+    from provgate.gate import _may_hold_table_markers
+
+    assert _may_hold_table_markers(text) is hinted

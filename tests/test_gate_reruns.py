@@ -110,6 +110,10 @@ REWORDED = [
     pytest.param("=== 4 skipped, 2 xfailed in 1.2s ===\n", "=== 4 passed, 2 xfailed in 1.2s ===\n", "4",
                  id="skipped to passed"),
     pytest.param("Ran 12 tests: 12 passed\n", "Ran 12 tests: 12 broken\n", "12", id="passed to another word"),
+    # (more figures than _FEW_REACHES: their reaches compared in arrays)
+    pytest.param("".join(f"suite {k}: {k} passed\n" for k in range(1, 13)),
+                 "".join(f"suite {k}: {k} {'failed' if k == 12 else 'passed'}\n" for k in range(1, 13)), "12",
+                 id="many figures, the last passed to failed"),
 ]
 
 # (pre text, an honest format rewrite)
@@ -118,6 +122,8 @@ REFORMATTED = [
     pytest.param("Build finished: 3 errors\n", "Build finished:\t3 errors\n", id="a tab"),
     pytest.param("1 failed, 11 passed in 0.84s\n", "1 failed, 11 passed in 0.84s", id="final line break dropped"),
     pytest.param("Found 1 error.\n", "Found 1 errors.\n", id="plural"),
+    pytest.param("".join(f"suite {k}: {k} passed\n" for k in range(1, 13)),
+                 "".join(f"suite {k}:  {k} passed\n" for k in range(1, 13)), id="many figures, re-spaced"),
 ]
 
 
@@ -135,6 +141,18 @@ def test_a_lossless_rewrite_changing_a_counts_outcome_word_is_refused(before, af
 @pytest.mark.parametrize("before,after", REFORMATTED)
 def test_a_format_rewrite_keeping_the_outcome_words_is_accepted(before, after):
     assert_accepted(_rewrite(before, after))
+
+
+@pytest.mark.parametrize("few", [0, 64])
+def test_the_reaches_after_figures_compare_alike_one_by_one_and_in_arrays(monkeypatch, few):
+    # (a figure at a text's end reads NULs after it, as one whose text holds them)
+    from provgate import gate as gate_module
+
+    monkeypatch.setattr(gate_module, "_FEW_REACHES", few)
+    pre, post = b"3 passed, 4 failed\x00\x00", b"3 passed; 4 failed"
+    ends_pre, ends_post = [1, 11, 18, 20, 2], [1, 11, 18, 18, 0]
+    assert gate_module._reaches_differing(pre, ends_pre, post, ends_post) == [0, 4]
+    assert gate_module._reaches_differing(pre, [], post, []) == []
 
 
 def _counts_by_pattern(text: str) -> set[tuple[str, str]]:

@@ -148,6 +148,11 @@ _WORDS = frozenset((b"run", b"deploy", b"please", b"blocked", b"call_me", b"x1",
     (b"RECOMMENDATIONS", True),  # (15 bytes, in the second half of the key)
     (b"recommendationsx", False),
     (b"", False), (b"\n\n", False), (b"``", False),
+    # (the backticks of a line counted from its first byte to its last, whatever its neighbours')
+    (b"run`", True), (b"`run` `", True), (b"`run` ``", False), (b"`deploy`\n`", False), (b"deploy\n`", True),
+    (b"`x`\n`run`\nrun`", True), (b"`x`\n`run`\n`run`", False),
+    # (words packed as read: 8, 9 and 16 bytes, capitals in each half of the key)
+    (b"deployed run_", False), (b"RecommendationS.", True), (b"recommendationss", False),
 ])
 def test_words_outside_code_spans_fixed_cases(impl, text, asks):
     assert impl.asks_outside_code_spans(text, _WORDS) is asks

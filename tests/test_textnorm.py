@@ -392,3 +392,50 @@ def test_same_words_every_implementation_equals_the_reference(batch):
                         for x, y in batch]
     for name in IMPLEMENTATIONS:
         assert _load(name).same_words(a, b).tolist() == expected
+
+
+# (text, a line of it ends in a blank or a carriage return before its line break)
+BLANK_BEFORE_BREAK = [
+    ("", False), ("\n", False), ("\n\n", False), ("a", False), ("a \t\r", False),  # (no break after them)
+    ("a\nb", False), (" a\n\tb", False), ("a \n", True), ("a\t\nb", True), ("a\r\n", True),
+    ("a\n\r", False), ("a\rb\n", False), (" \n", True), ("\r\n", True), ("x\n \n", True),
+    ("é \n", True), ("é\n", False), ("—\t\n", True), ("—a\n—b", False), ("😀\r\n", True),
+    ("😀\n😀", False), ("\ud800 \n", True), ("\ud800\n", False), ("a\u2003\n", False),  # (an em space is none)
+    ("a" * 70 + "\n" + "b" * 70 + " \n", True),
+]
+
+
+@pytest.mark.parametrize("text, found", BLANK_BEFORE_BREAK)
+def test_blank_before_line_break_fixed_cases(impl, text, found):
+    assert impl.blank_before_line_break(text) is found
+
+
+@pytest.mark.parametrize("bad", [b"a \n", None, 3, ["a \n"]])
+def test_blank_before_line_break_bad_input(impl, bad):
+    with pytest.raises(TypeError, match=f"text must be str, not {type(bad).__name__}"):
+        impl.blank_before_line_break(bad)
+
+
+def test_blank_before_line_break_reads_a_str_subclass_as_its_characters(impl):
+    class Lying(str):
+        def __contains__(self, other):
+            return False
+
+    assert impl.blank_before_line_break(Lying("a \nb")) is True
+
+
+def test_blank_before_line_break_long_texts(impl):
+    # (a run of 40,000 blanks, red team 46 F2, and many short lines: one pass either way)
+    assert impl.blank_before_line_break(" " * 40_000 + "x") is False
+    assert impl.blank_before_line_break("\n" * 100_000 + " ") is False
+    assert impl.blank_before_line_break("a\n" * 50_000 + " \n") is True
+    assert impl.blank_before_line_break("—\n" * 50_000 + "\t\n") is True
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(text=TEXT)
+def test_blank_before_line_break_every_implementation_equals_the_reference(text):
+    expected = _load("reference").blank_before_line_break(text)
+    assert expected is any(pair in text for pair in (" \n", "\t\n", "\r\n"))
+    for which in IMPLEMENTATIONS:
+        assert _load(which).blank_before_line_break(text) is expected

@@ -152,6 +152,19 @@ SPACES = b" \t\n\x0b\x0c\r"
 WORD_RUN = re.compile(rb"[0-9A-Za-z_\x80-\xff]+")
 
 
+def blank_before_line_break(text: str) -> bool:
+    """Does a line of ``text`` end in a space, tab or carriage return before its line break
+    (``" \\n"``, ``"\\t\\n"`` or ``"\\r\\n"`` in it)? What the gate's pin normalisation
+    (``provgate.gate._pin_normalised``) asks before it reads a text line by line. The native
+    version finds each line break (memchr) and reads the character before it: three searches
+    for the pairs read a next edit's changed turn at ~5 instructions a character each. A str
+    subclass is read as its characters (its own ``__contains__`` is not asked). ``text`` not a
+    ``str``: ``TypeError``."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str, not {type(text).__name__}")
+    return str.__contains__(text, " \n") or str.__contains__(text, "\t\n") or str.__contains__(text, "\r\n")
+
+
 def same_words(a: Any, b: Any) -> np.ndarray:
     """Item ``i``: ``a[i]`` and ``b[i]`` are equal once every byte of ``SPACES`` is deleted and
     hold the same words (``WORD_RUN``, in order)."""

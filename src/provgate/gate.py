@@ -111,7 +111,11 @@ from provgate._search_py import (
     UNIT_SEMICOLON_CODEPOINTS,
     paired_token,
 )
-from provgate._textnorm import same_after_normalisation, same_words
+from provgate._textnorm import (
+    blank_before_line_break,
+    same_after_normalisation,
+    same_words,
+)
 from provgate._textnorm_py import (
     normalize_whitespace as normalize_whitespace,  # the rule, re-exported here
 )
@@ -1658,8 +1662,10 @@ def _pin_normalised(text: str) -> str:
 
     A text no line of which but the last ends in a blank has only its last line's trailing
     blanks and its opening and closing line breaks to lose: taken off by two C-level strips, as
-    the lines would (a next edit normalises its changed turn, whose lines cost a Python step each)."""
-    if " \n" not in text and "\t\n" not in text and "\r\n" not in text:
+    the lines would (a next edit normalises its changed turn, whose lines cost a Python step each).
+    Which texts those are, one native pass finds (blank_before_line_break: three searches for
+    the pairs of a blank and a line break cost the 12-block chain's next edit ~19 k instructions)."""
+    if not blank_before_line_break(text):
         return text.rstrip(" \t\r").strip("\n")
     lines = [line.rstrip(" \t\r") for line in text.split("\n")]
     start, end = 0, len(lines)
@@ -8148,11 +8154,13 @@ class _Check:
             if b"@@ -" in pre_table.data and _HUNK_HEADER.search(pre_table.data) is not None and \
                     self._diff_markers_flipped(i, j):
                 continue
-            if self._figures_traded_in(i, j, np.flatnonzero(pre_table.kind == _KIND_NUMBER),
-                                       np.flatnonzero(post_table.kind == _KIND_NUMBER), True):
+            # (rows and counts of kinds taken in C, without np.flatnonzero's and np.count_nonzero's
+            # Python frames and the fancy index: a next edit's one rewritten turn has a few rows)
+            if self._figures_traded_in(i, j, (pre_table.kind == _KIND_NUMBER).nonzero()[0],
+                                       (post_table.kind == _KIND_NUMBER).nonzero()[0], True):
                 continue  # (one trade a block)
-            if np.count_nonzero(_EXACT_VALUE_KINDS_NUMBERS[pre_table.kind]) < 2 or np.count_nonzero(
-                    _EXACT_VALUE_KINDS_NUMBERS[post_table.kind]) < 2:
+            if pre_table.kind.tobytes().translate(_EXACT_FIGURE_KIND_BYTES).count(1) < 2 or \
+                    post_table.kind.tobytes().translate(_EXACT_FIGURE_KIND_BYTES).count(1) < 2:
                 continue  # (two figures trade, or none: most rewritten turns hold one or none)
             # the exact values that are no number, each a figure as a number is: a host, a pod,
             # a path:line, a digest or a UUID re-paired with the words of its row or clause
@@ -8372,15 +8380,10 @@ class _Check:
         F15). Asked only of the figures whose next ``_OUTCOME_REACH`` bytes changed."""
         pre_table, post_table = self.pre_facts[i].table, self.post_facts[j].table
         pre_text, post_text = pre_table.data, post_table.data
-        pre_ends, post_ends = pre_table.end[pre_rows], post_table.end[post_rows]
-        # only a figure whose next bytes differ can have another word after it: compared in
-        # arrays (a rewritten tool output holds hundreds of figures), each side's text read once
-        reach = np.arange(_OUTCOME_REACH)
-        before_bytes = np.frombuffer(pre_text + bytes(_OUTCOME_REACH), dtype=np.uint8)[pre_ends[:, None] + reach]
-        after_bytes = np.frombuffer(post_text + bytes(_OUTCOME_REACH), dtype=np.uint8)[post_ends[:, None] + reach]
-        differ = np.flatnonzero((before_bytes != after_bytes).any(axis=1)).tolist()
-        for n in differ:
-            r, e_pre, e_post = post_rows[n], int(pre_ends[n]), int(post_ends[n])
+        pre_ends, post_ends = pre_table.end[pre_rows].tolist(), post_table.end[post_rows].tolist()
+        # only a figure whose next bytes differ can have another word after it
+        for n in _reaches_differing(pre_text, pre_ends, post_text, post_ends):
+            r, e_pre, e_post = post_rows[n], pre_ends[n], post_ends[n]
             before, after = _outcome_word_at(pre_text, e_pre), _outcome_word_at(post_text, e_post)
             if before == after or (before not in _OUTCOME_NAMES and after not in _OUTCOME_NAMES):
                 continue
@@ -22882,6 +22885,8 @@ _EXACT_VALUE_KINDS = np.zeros(256, dtype=bool)
 _EXACT_VALUE_KINDS[[int(Kind.IDENTIFIER), int(Kind.PATH), int(Kind.DIGEST), int(Kind.URL)]] = True
 _EXACT_VALUE_KINDS_NUMBERS = _EXACT_VALUE_KINDS.copy()
 _EXACT_VALUE_KINDS_NUMBERS[_KIND_NUMBER] = True
+# (the same as a bytes.translate table: a kind byte -> 1 if it is one of them, else 0)
+_EXACT_FIGURE_KIND_BYTES = _EXACT_VALUE_KINDS_NUMBERS.astype(np.uint8).tobytes()
 
 
 def _exact_values(table: FactTable, numbers: bool = False) -> np.ndarray:
@@ -24038,6 +24043,11 @@ def _may_hold_table_markers(text: bytes) -> bool:
     """Whether ``text`` may hold a TOML inline table's marker (:func:`_table_marked_requirements`):
     a ``{`` or a table's ``[``, and a key of a marker (byte scans, most texts)."""
     if b"{"[0] not in text and b"["[0] not in text:
+        return False
+    # (every hint found below follows an "=": a text without one, as most turns citing a
+    # "[src:...]" are, holds none, found by one memchr where the words' searches read it
+    # eight times, ~1 k instructions a 100 bytes on a next edit's changed turn)
+    if b"="[0] not in text:
         return False
     if not any(text.find(word) >= 0 for word in _TABLE_MARKED_HINT_WORDS):  # (find: see _Facts.__init__)
         return False  # (a search of a word each: every summary holds a "[", most none of these)
@@ -29392,6 +29402,24 @@ def _outcome_word_at(text: bytes, end: int) -> bytes | None:
 
 # the bytes after a figure its outcome word stands in (four blanks, "tests ", the longest word)
 _OUTCOME_REACH = 32
+# the figures up to which _reaches_differing compares their reaches one by one: the arrays' fixed
+# cost (~15 us) was most of the outcome rule's on a next edit's rewritten turn of a figure or two
+_FEW_REACHES = 16
+
+
+def _reaches_differing(pre: bytes, pre_ends: list[int], post: bytes, post_ends: list[int]) -> list[int]:
+    """The ``n`` whose ``_OUTCOME_REACH`` bytes after ``pre_ends[n]`` in ``pre`` differ from those
+    after ``post_ends[n]`` in ``post`` (each text read as if NULs followed its end). A few
+    figures compared by slices; many in arrays, each side's text read once (a rewritten tool
+    output holds hundreds of figures)."""
+    if len(pre_ends) <= _FEW_REACHES:
+        return [n for n, (a, b) in enumerate(zip(pre_ends, post_ends))
+                if (x := pre[a:a + _OUTCOME_REACH]) != (y := post[b:b + _OUTCOME_REACH])
+                and x.ljust(_OUTCOME_REACH, b"\0") != y.ljust(_OUTCOME_REACH, b"\0")]
+    reach = np.arange(_OUTCOME_REACH)
+    before = np.frombuffer(pre + bytes(_OUTCOME_REACH), dtype=np.uint8)[np.array(pre_ends)[:, None] + reach]
+    after = np.frombuffer(post + bytes(_OUTCOME_REACH), dtype=np.uint8)[np.array(post_ends)[:, None] + reach]
+    return np.flatnonzero((before != after).any(axis=1)).tolist()
 _OUTCOME_NAMES = frozenset(_outcome_word(w.decode()).encode() for w in _OUTCOME_WORD_NAMES)
 
 
