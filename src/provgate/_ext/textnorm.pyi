@@ -5,6 +5,7 @@ import numpy.typing as npt
 
 IMPLEMENTATION: str
 
+def blank_before_line_break(text: str) -> bool: ...
 def same_after_normalisation(
     a: list[str] | tuple[str, ...], b: list[str] | tuple[str, ...]
 ) -> npt.NDArray[np.bool_]: ...
