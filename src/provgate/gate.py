@@ -3660,6 +3660,8 @@ class _Check:
     _text_inverse: dict[str, set[str]] | None = None  # (_texts_of_reads)
     _unlogged_filed: tuple[dict[str, str], frozenset[str]] | None = None  # (_unlogged_resources)
     _derived_bytes: tuple[list[int], list[bytes], bytes, list[int]] | None = None  # (_derived_joined)
+    _derived_lower: bytes | None = None  # (_derived_joined_lower)
+    _derived_flat: bytes | None = None  # (_derived_joined_flat)
     _kept_summaries: dict[str, list[int]] | None = None  # (_with_kept_summaries)
     _new_reads: dict[str, str] | None = None  # (the same, for the edges: _new_reads_filed)
     _read_handles: set[str] | None = None  # (the handles the pre window's primary blocks carry)
@@ -4982,22 +4984,20 @@ class _Check:
         hedges (:data:`_OUTCOME_HEDGED`) claims no plain success and is left be. Reversed, only
         where as clear: ``Patch applied.`` summarized as ``failed to apply``."""
         post_blocks = self.post.blocks
-        asked = [j for j in sorted(set(self.changed + self.restated)) if post_blocks[j].derived]
+        asked, datas, _, ends = self._derived_joined()
         if not asked:
             return
         # (the cheap pass: the blocks joined, lower case, searched once for each claim's stem in
         # one native call, and only the blocks holding one read for the claims: the claims'
         # regular expression over the summarize benchmark's 49 summaries cost 30 ms, a search
         # per stem per block in Python ~0.3 ms)
-        datas = [self.post_facts[j].table.data for j in asked]
-        joined = b"\n".join(datas).lower()
+        joined = self._derived_joined_lower()
         held = [stem for stem, found in zip(_OUTCOME_STEMS, marks_held(joined, _OUTCOME_STEMS)) if found]
         if not held:
             return
         # (the blocks where a stem is a claim's word, found in the joined text: a look at each
         # block for the stems cost ~0.15 ms on the summarize benchmark, whose summaries hold
         # stems in counts and names, `4550 passed`, `applyRecord`)
-        ends = list(accumulate(len(d) + 1 for d in datas))
         hit = {bisect_right(ends, at) for at in _outcome_claim_words_at(joined, held)}
         source_facts = self.gate.source_facts
         for k in sorted(hit):
@@ -5041,7 +5041,7 @@ class _Check:
         # (the summaries joined read once: a read a block cost the summarize benchmark's 49
         # summaries ~120 us, its counts 7)
         told_of: dict[int, list[tuple[str, str, int, int]]] = {}
-        for word, figure, start, end in _told_counts(joined):
+        for word, figure, start, end in _told_counts(joined, self._derived_joined_lower()):
             if figure != "0":
                 k = bisect_right(ends, start)
                 offset = ends[k] - len(datas[k]) - 1
@@ -5499,6 +5499,21 @@ class _Check:
             self._derived_bytes = (derived, datas, b"\n".join(datas), list(accumulate(len(d) + 1 for d in datas)))
         return self._derived_bytes
 
+    def _derived_joined_lower(self) -> bytes:
+        """:meth:`_derived_joined`'s joined texts in lower case, once per check (the outcome
+        claims' and told counts' rules each lowered them: ~0.11M instructions a 17 KB join)."""
+        if self._derived_lower is None:
+            self._derived_lower = self._derived_joined()[2].lower()
+        return self._derived_lower
+
+    def _derived_joined_flat(self) -> bytes:
+        """:meth:`_derived_joined`'s joined texts with their digits as ``0``
+        (``_DIGITS_AS_ZERO``), once per check (the versions' and counted keys' rules each made
+        it: ~0.1M instructions a 17 KB join)."""
+        if self._derived_flat is None:
+            self._derived_flat = self._derived_joined()[2].translate(_DIGITS_AS_ZERO)
+        return self._derived_flat
+
     def _check_versions_owned(self) -> None:
         """A derived block's version (two dots, or a ``v``) after a name its sources glue or pin to
         versions (pip's ``requests-2.31.0``, a requirement's ``numpy==1.26.2``) is one of that
@@ -5534,7 +5549,7 @@ class _Check:
         # (a list of versions paired with a list of names by "respectively" binds each to its name,
         # whatever name stands nearest: red team 137, F03; a find in C, most texts holding none)
         paired = _paired_respectively(joined) if b"espectively" in joined else None
-        flat = joined.translate(_DIGITS_AS_ZERO)
+        flat = self._derived_joined_flat()
         apart = list(_versions_apart(joined, flat, numbers))
         # (lists parted by "/" or "respectively" before them, red team 139, F07: looked for only
         # on the line of a number found with a "/" after it, each number asked, where a find over
@@ -5677,7 +5692,7 @@ class _Check:
         # (the plural words right after a figure, found from each digit and blank in the joined
         # texts: a byte search, where a pattern over the standard summaries cost ~0.2 ms; the
         # sources' keys are read only for a block holding one)
-        flat = joined.translate(_DIGITS_AS_ZERO)
+        flat = self._derived_joined_flat()
         nouns_of: dict[int, set[bytes]] = {}
         at = flat.find(b"0 ")
         while at >= 0:
@@ -29394,12 +29409,14 @@ def _told_single_before(lowered: bytes, start: int) -> int | None:
     return None if previous and previous[-1] in _TOLD_SINGLE_NOT else m.start()
 
 
-def _told_counts(data: bytes) -> list[tuple[str, str, int, int]]:
+def _told_counts(data: bytes, lowered: bytes | None = None) -> list[tuple[str, str, int, int]]:
     """The counts ``data`` tells with an outcome word (:data:`_TOLD_OUTCOME_WORDS`): (outcome,
     count, start, end of the told words), found from the words back (a pattern opening with a
     figure tried each of a summary's figures), each word looked back at within
-    :data:`_TOLD_COUNT_LOOK_BACK` bytes: linear in ``data``."""
-    lowered = data.lower()
+    :data:`_TOLD_COUNT_LOOK_BACK` bytes: linear in ``data``. ``lowered``: ``data.lower()``, if
+    the caller has it."""
+    if lowered is None:
+        lowered = data.lower()
     told: list[tuple[str, str, int, int]] = []
     for stem in _TOLD_OUTCOME_STEMS:
         at = lowered.find(stem)
