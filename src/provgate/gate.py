@@ -3717,6 +3717,7 @@ class _Check:
         self._origins_of: dict[int, list[int] | None] = {}
         self.speaker_lost: list[int] = []  # pre blocks dropped as copies another speaker's block holds
         self.cited_names: dict[str, str] = {}  # marker name -> the one handle it cites (I1's blocks)
+        self._cited_memo: dict[int, tuple[int, tuple[str, ...]]] = {}  # (cited: block -> (names epoch, handles))
         self.reads_logged: dict[str, list[tuple[str, float | None, str | None]]] = {}  # what the check added to the read log
         self._by_resource_name: set[Any] = set()  # groundings that took a read's resource name (I1)
         self._dotted_said: dict[int, list[tuple[list[bytes], bytes, int, int]]] = {}
@@ -4629,16 +4630,27 @@ class _Check:
     def cited(self, j: int, facts: _Facts | None = None) -> tuple[str, ...]:
         """The handles post block ``j``'s markers cite (resolved, unambiguous ones); each name
         resolved is noted in ``cited_names`` (name -> handle) for grounding's search hints.
-        ``facts``: the block's (when the check has no ``post_facts``: a structural edit)."""
+        ``facts``: the block's (when the check has no ``post_facts``: a structural edit).
+        Once per block while the gate's names epoch stands (the standard summarize's rules ask
+        49 blocks 62 times): the gate moves it whenever it forgets a resolved name
+        (:meth:`Gate.forget_stale_names`, which may run between two calls, from this check's
+        own look-ups or another thread's) or keeps no answer it gave, and only then can an
+        answer here change; its names are in ``cited_names`` from the first call."""
+        gate = self.gate
+        epoch = gate._names_epoch  # (read first: a move while the names are resolved voids the memo)
+        memo = self._cited_memo.get(j)
+        if memo is not None and memo[0] == epoch:
+            return memo[1]
         out: dict[str, None] = {}  # (in order, each once: a list's `in` was quadratic, red team 41, 03)
-        known = self.gate._marker_handles.get  # most names resolved before (a cached one is never empty)
+        known = gate._marker_handles.get  # most names resolved before (a cached one is never empty)
         names = self.cited_names
         for name in (facts if facts is not None else self.post_facts[j]).markers():
             found = known(name) or self._targets(name)
             if len(found) == 1:
                 names[name] = found[0]
                 out[found[0]] = None
-        return tuple(out)
+        handles = self._cited_memo[j] = (epoch, tuple(out))
+        return handles[1]
 
     # I1 --------------------------------------------------------------------------------------
 
