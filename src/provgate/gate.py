@@ -29387,6 +29387,9 @@ def _told_figure_before(lowered: bytes, start: int) -> re.Match[bytes] | None:
     return _TOLD_COUNT_BEFORE.match(lowered, low + first, start)
 
 
+_COUNT_PLACES_MATCHED = 8  # (a figure's places _writes_count matches its pattern at before a search)
+
+
 @functools.lru_cache(maxsize=256)
 def _written_count_pattern(word: str, figure: str) -> re.Pattern[bytes]:
     forms = {"passed": rb"passed|passing", "failed": rb"failed|failing|failures?", "error": rb"errors?"}
@@ -29397,12 +29400,33 @@ def _written_count_pattern(word: str, figure: str) -> re.Pattern[bytes]:
 def _writes_count(data: bytes, word: str, figure: str) -> bool:
     """Whether a source's text writes ``figure`` right before ``word`` (``117 passed``, ``23
     passing``): the common case of :func:`_run_counts`, by one search led by the figure."""
-    if data.find(figure.encode()) < 0:  # (find: see _Facts.__init__)
+    needle = figure.encode()
+    at = data.find(needle)  # (find: see _Facts.__init__)
+    if at < 0:
         return False
-    for m in _written_count_pattern(word, figure).finditer(data):
-        if m.start() == 0 or not (data[m.start() - 1:m.start()].isalnum() or data[m.start() - 1] in b"_.,"):
+    pattern = _written_count_pattern(word, figure)
+    if not needle.isdigit():
+        at = 0  # (a figure of other bytes is read as the pattern reads it, case folded, from the start)
+    else:
+        # (the pattern matched at the figure's first places, found by a byte search: its search
+        # of a 16 KB log read every byte at ~7 instructions; two places of a figure's digits
+        # followed by a blank cannot overlap, so these are the places finditer would yield, in
+        # order, and it takes over past them)
+        for _ in range(_COUNT_PLACES_MATCHED):
+            if pattern.match(data, at) is not None and not _count_glued(data, at):
+                return True
+            at = data.find(needle, at + 1)
+            if at < 0:
+                return False
+    for m in pattern.finditer(data, at):
+        if not _count_glued(data, m.start()):
             return True
     return False
+
+
+def _count_glued(data: bytes, at: int) -> bool:
+    """Is the figure at ``at`` glued to what stands before it (``v117``, ``x_117``, ``1.117``)?"""
+    return at > 0 and (data[at - 1:at].isalnum() or data[at - 1] in b"_.,")
 
 
 def _told_single_before(lowered: bytes, start: int) -> int | None:
