@@ -114,3 +114,21 @@ def test_no_source_stored_no_query(tmp_path, monkeypatch, audit):
     store.put("tool:z", "other\n")
     assert_accepted(gate.check([T, U], CITES_Y, operator="summarize"))
     assert len(asked) == 1
+
+
+def test_a_blocks_cited_handles_are_asked_again_once_the_gate_forgot_a_name(tmp_path):
+    # (_Check.cited keeps a block's answer while the gate's names epoch stands: a name the gate
+    # forgets between two calls of one check, a source stored meanwhile, is resolved again)
+    from provgate import gate as gate_module
+    from provgate.window import Edit, Window
+
+    store = _store(tmp_path)
+    gate = Gate(store, audit=False)
+    assert_accepted(gate.check([T, U], CITES_X, operator="summarize"))
+    check = gate_module._Check(gate, Edit("summarize", Window([T, U]), Window(CITES_X)), 0.95, gate._sticky)
+    assert check.run("reject", 0).accepted
+    assert check.cited(2) == check.cited(2) == ("tool:x",)
+    store.put("doc:x", "an unrelated document\n")
+    assert check.cited(2) == ("tool:x",)  # (nothing forgotten yet: the check's answer stands)
+    gate.forget_stale_names()
+    assert check.cited(2) == ()  # ([src:x] names tool:x and doc:x now: ambiguous, it cites none)

@@ -148,3 +148,33 @@ def test_a_long_adversarial_summary_is_read_in_one_pass():
     text = ("3 " * 40 + "tests passed and Step 9 failed; ") * 4000
     told = _told_counts(text.encode()[: 1 << 20])
     assert told and all(word in ("passed", "failed") for word, *_ in told)
+
+
+def _writes_count_by_pattern(data: bytes, word: str, figure: str) -> bool:
+    """_writes_count as one search of the pattern over the whole text (before stop 66)."""
+    from provgate.gate import _written_count_pattern
+
+    if data.find(figure.encode()) < 0:
+        return False
+    return any(m.start() == 0 or not (data[m.start() - 1:m.start()].isalnum() or data[m.start() - 1] in b"_.,")
+               for m in _written_count_pattern(word, figure).finditer(data))
+
+
+@pytest.mark.parametrize("data, word, figure", [
+    (b"117 passed", "passed", "117"),
+    (b"===== 3 failed, 117 passed in 2.1s =====", "passed", "117"),
+    (b"v117 passed; x_117 passed; 1.117 passed", "passed", "117"),  # (glued: none)
+    (b"v117 passed; then 117 Tests PASSING", "passed", "117"),
+    (b"111 passed", "passed", "11"),  # (the figure's digits inside a longer figure's)
+    (b"11 11 11 11 11 11 11 11 11 11 1111 passed", "passed", "11"),  # (past the places matched first)
+    (b"11 11 11 11 11 11 11 11 11 11 x11 passed 11 failures", "failed", "11"),
+    (b"11, " * 10 + b"11 passed", "passed", "11"),
+    (b"12 items, 12 skipped, 12 errors" * 5, "error", "12"),
+    (b"1 error, 1x5 passed, 1.5 passed", "passed", "1.5"),  # (a figure of other bytes: as the pattern reads it)
+    (b"1x5 passed", "passed", "1.5"),
+    (b"no count here", "passed", "3"),
+])
+def test_writes_count_finds_what_the_pattern_over_the_text_finds(data, word, figure):
+    from provgate.gate import _writes_count
+
+    assert _writes_count(data, word, figure) == _writes_count_by_pattern(data, word, figure)

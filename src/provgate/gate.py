@@ -3666,6 +3666,8 @@ class _Check:
     _text_inverse: dict[str, set[str]] | None = None  # (_texts_of_reads)
     _unlogged_filed: tuple[dict[str, str], frozenset[str]] | None = None  # (_unlogged_resources)
     _derived_bytes: tuple[list[int], list[bytes], bytes, list[int]] | None = None  # (_derived_joined)
+    _derived_lower: bytes | None = None  # (_derived_joined_lower)
+    _derived_flat: bytes | None = None  # (_derived_joined_flat)
     _kept_summaries: dict[str, list[int]] | None = None  # (_with_kept_summaries)
     _new_reads: dict[str, str] | None = None  # (the same, for the edges: _new_reads_filed)
     _read_handles: set[str] | None = None  # (the handles the pre window's primary blocks carry)
@@ -3721,6 +3723,7 @@ class _Check:
         self._origins_of: dict[int, list[int] | None] = {}
         self.speaker_lost: list[int] = []  # pre blocks dropped as copies another speaker's block holds
         self.cited_names: dict[str, str] = {}  # marker name -> the one handle it cites (I1's blocks)
+        self._cited_memo: dict[int, tuple[int, tuple[str, ...]]] = {}  # (cited: block -> (names epoch, handles))
         self.reads_logged: dict[str, list[tuple[str, float | None, str | None]]] = {}  # what the check added to the read log
         self._by_resource_name: set[Any] = set()  # groundings that took a read's resource name (I1)
         self._dotted_said: dict[int, list[tuple[list[bytes], bytes, int, int]]] = {}
@@ -4633,16 +4636,27 @@ class _Check:
     def cited(self, j: int, facts: _Facts | None = None) -> tuple[str, ...]:
         """The handles post block ``j``'s markers cite (resolved, unambiguous ones); each name
         resolved is noted in ``cited_names`` (name -> handle) for grounding's search hints.
-        ``facts``: the block's (when the check has no ``post_facts``: a structural edit)."""
+        ``facts``: the block's (when the check has no ``post_facts``: a structural edit).
+        Once per block while the gate's names epoch stands (the standard summarize's rules ask
+        49 blocks 62 times): the gate moves it whenever it forgets a resolved name
+        (:meth:`Gate.forget_stale_names`, which may run between two calls, from this check's
+        own look-ups or another thread's) or keeps no answer it gave, and only then can an
+        answer here change; its names are in ``cited_names`` from the first call."""
+        gate = self.gate
+        epoch = gate._names_epoch  # (read first: a move while the names are resolved voids the memo)
+        memo = self._cited_memo.get(j)
+        if memo is not None and memo[0] == epoch:
+            return memo[1]
         out: dict[str, None] = {}  # (in order, each once: a list's `in` was quadratic, red team 41, 03)
-        known = self.gate._marker_handles.get  # most names resolved before (a cached one is never empty)
+        known = gate._marker_handles.get  # most names resolved before (a cached one is never empty)
         names = self.cited_names
         for name in (facts if facts is not None else self.post_facts[j]).markers():
             found = known(name) or self._targets(name)
             if len(found) == 1:
                 names[name] = found[0]
                 out[found[0]] = None
-        return tuple(out)
+        handles = self._cited_memo[j] = (epoch, tuple(out))
+        return handles[1]
 
     # I1 --------------------------------------------------------------------------------------
 
@@ -4988,22 +5002,20 @@ class _Check:
         hedges (:data:`_OUTCOME_HEDGED`) claims no plain success and is left be. Reversed, only
         where as clear: ``Patch applied.`` summarized as ``failed to apply``."""
         post_blocks = self.post.blocks
-        asked = [j for j in sorted(set(self.changed + self.restated)) if post_blocks[j].derived]
+        asked, datas, _, ends = self._derived_joined()
         if not asked:
             return
         # (the cheap pass: the blocks joined, lower case, searched once for each claim's stem in
         # one native call, and only the blocks holding one read for the claims: the claims'
         # regular expression over the summarize benchmark's 49 summaries cost 30 ms, a search
         # per stem per block in Python ~0.3 ms)
-        datas = [self.post_facts[j].table.data for j in asked]
-        joined = b"\n".join(datas).lower()
+        joined = self._derived_joined_lower()
         held = [stem for stem, found in zip(_OUTCOME_STEMS, marks_held(joined, _OUTCOME_STEMS)) if found]
         if not held:
             return
         # (the blocks where a stem is a claim's word, found in the joined text: a look at each
         # block for the stems cost ~0.15 ms on the summarize benchmark, whose summaries hold
         # stems in counts and names, `4550 passed`, `applyRecord`)
-        ends = list(accumulate(len(d) + 1 for d in datas))
         hit = {bisect_right(ends, at) for at in _outcome_claim_words_at(joined, held)}
         source_facts = self.gate.source_facts
         for k in sorted(hit):
@@ -5047,7 +5059,7 @@ class _Check:
         # (the summaries joined read once: a read a block cost the summarize benchmark's 49
         # summaries ~120 us, its counts 7)
         told_of: dict[int, list[tuple[str, str, int, int]]] = {}
-        for word, figure, start, end in _told_counts(joined):
+        for word, figure, start, end in _told_counts(joined, self._derived_joined_lower()):
             if figure != "0":
                 k = bisect_right(ends, start)
                 offset = ends[k] - len(datas[k]) - 1
@@ -5505,6 +5517,21 @@ class _Check:
             self._derived_bytes = (derived, datas, b"\n".join(datas), list(accumulate(len(d) + 1 for d in datas)))
         return self._derived_bytes
 
+    def _derived_joined_lower(self) -> bytes:
+        """:meth:`_derived_joined`'s joined texts in lower case, once per check (the outcome
+        claims' and told counts' rules each lowered them: ~0.11M instructions a 17 KB join)."""
+        if self._derived_lower is None:
+            self._derived_lower = self._derived_joined()[2].lower()
+        return self._derived_lower
+
+    def _derived_joined_flat(self) -> bytes:
+        """:meth:`_derived_joined`'s joined texts with their digits as ``0``
+        (``_DIGITS_AS_ZERO``), once per check (the versions' and counted keys' rules each made
+        it: ~0.1M instructions a 17 KB join)."""
+        if self._derived_flat is None:
+            self._derived_flat = self._derived_joined()[2].translate(_DIGITS_AS_ZERO)
+        return self._derived_flat
+
     def _check_versions_owned(self) -> None:
         """A derived block's version (two dots, or a ``v``) after a name its sources glue or pin to
         versions (pip's ``requests-2.31.0``, a requirement's ``numpy==1.26.2``) is one of that
@@ -5540,7 +5567,7 @@ class _Check:
         # (a list of versions paired with a list of names by "respectively" binds each to its name,
         # whatever name stands nearest: red team 137, F03; a find in C, most texts holding none)
         paired = _paired_respectively(joined) if b"espectively" in joined else None
-        flat = joined.translate(_DIGITS_AS_ZERO)
+        flat = self._derived_joined_flat()
         apart = list(_versions_apart(joined, flat, numbers))
         # (lists parted by "/" or "respectively" before them, red team 139, F07: looked for only
         # on the line of a number found with a "/" after it, each number asked, where a find over
@@ -5683,7 +5710,7 @@ class _Check:
         # (the plural words right after a figure, found from each digit and blank in the joined
         # texts: a byte search, where a pattern over the standard summaries cost ~0.2 ms; the
         # sources' keys are read only for a block holding one)
-        flat = joined.translate(_DIGITS_AS_ZERO)
+        flat = self._derived_joined_flat()
         nouns_of: dict[int, set[bytes]] = {}
         at = flat.find(b"0 ")
         while at >= 0:
@@ -29515,6 +29542,9 @@ def _told_figure_before(lowered: bytes, start: int) -> re.Match[bytes] | None:
     return _TOLD_COUNT_BEFORE.match(lowered, low + first, start)
 
 
+_COUNT_PLACES_MATCHED = 8  # (a figure's places _writes_count matches its pattern at before a search)
+
+
 @functools.lru_cache(maxsize=256)
 def _written_count_pattern(word: str, figure: str) -> re.Pattern[bytes]:
     forms = {"passed": rb"passed|passing", "failed": rb"failed|failing|failures?", "error": rb"errors?"}
@@ -29525,12 +29555,33 @@ def _written_count_pattern(word: str, figure: str) -> re.Pattern[bytes]:
 def _writes_count(data: bytes, word: str, figure: str) -> bool:
     """Whether a source's text writes ``figure`` right before ``word`` (``117 passed``, ``23
     passing``): the common case of :func:`_run_counts`, by one search led by the figure."""
-    if data.find(figure.encode()) < 0:  # (find: see _Facts.__init__)
+    needle = figure.encode()
+    at = data.find(needle)  # (find: see _Facts.__init__)
+    if at < 0:
         return False
-    for m in _written_count_pattern(word, figure).finditer(data):
-        if m.start() == 0 or not (data[m.start() - 1:m.start()].isalnum() or data[m.start() - 1] in b"_.,"):
+    pattern = _written_count_pattern(word, figure)
+    if not needle.isdigit():
+        at = 0  # (a figure of other bytes is read as the pattern reads it, case folded, from the start)
+    else:
+        # (the pattern matched at the figure's first places, found by a byte search: its search
+        # of a 16 KB log read every byte at ~7 instructions; two places of a figure's digits
+        # followed by a blank cannot overlap, so these are the places finditer would yield, in
+        # order, and it takes over past them)
+        for _ in range(_COUNT_PLACES_MATCHED):
+            if pattern.match(data, at) is not None and not _count_glued(data, at):
+                return True
+            at = data.find(needle, at + 1)
+            if at < 0:
+                return False
+    for m in pattern.finditer(data, at):
+        if not _count_glued(data, m.start()):
             return True
     return False
+
+
+def _count_glued(data: bytes, at: int) -> bool:
+    """Is the figure at ``at`` glued to what stands before it (``v117``, ``x_117``, ``1.117``)?"""
+    return at > 0 and (data[at - 1:at].isalnum() or data[at - 1] in b"_.,")
 
 
 def _told_single_before(lowered: bytes, start: int) -> int | None:
@@ -29549,12 +29600,14 @@ def _told_single_before(lowered: bytes, start: int) -> int | None:
     return None if previous and previous[-1] in _TOLD_SINGLE_NOT else m.start()
 
 
-def _told_counts(data: bytes) -> list[tuple[str, str, int, int]]:
+def _told_counts(data: bytes, lowered: bytes | None = None) -> list[tuple[str, str, int, int]]:
     """The counts ``data`` tells with an outcome word (:data:`_TOLD_OUTCOME_WORDS`): (outcome,
     count, start, end of the told words), found from the words back (a pattern opening with a
     figure tried each of a summary's figures), each word looked back at within
-    :data:`_TOLD_COUNT_LOOK_BACK` bytes: linear in ``data``."""
-    lowered = data.lower()
+    :data:`_TOLD_COUNT_LOOK_BACK` bytes: linear in ``data``. ``lowered``: ``data.lower()``, if
+    the caller has it."""
+    if lowered is None:
+        lowered = data.lower()
     told: list[tuple[str, str, int, int]] = []
     for stem in _TOLD_OUTCOME_STEMS:
         at = lowered.find(stem)
