@@ -52,6 +52,10 @@ LIES = [
     (KUBECTL, "All 3 pods were running.", "3"),
     (KUBECTL, "3 pods running, none crashing.", "3"),
     (KUBECTL, "All 3 pods are up.", "3"),
+    # a word between the count and the noun: the rows whose names start with it (api-...)
+    (KUBECTL, "Two api pods are running.", "Two"),
+    (KUBECTL, "Both api pods are Running.", "Both"),
+    (KUBECTL, "2 api pods are in CrashLoopBackOff.", "2"),
 ]
 
 HONEST = [
@@ -95,6 +99,11 @@ HONEST = [
     (KUBECTL, "2/3 pods are Running."),
     (KUBECTL, "3 pods listed, 2 running."),
     (KUBECTL, "At least 1 pod is running."),
+    (KUBECTL, "One api pod is Running, the other is in CrashLoopBackOff."),
+    (KUBECTL, "Two api pods: one Running, one in CrashLoopBackOff; the worker pod is Running."),
+    (KUBECTL, "1 worker pod is running; of the 2 api pods, 1 is running."),
+    (KUBECTL, "Two healthy pods are running."),
+    (KUBECTL, "Both worker and api pods exist; 2 pods are running."),
 ]
 
 
@@ -126,6 +135,12 @@ def test_docker_s_running_and_stopped_rows_and_a_paused_one_either_way():
     assert_accepted(_summarize(paused, "Two containers are up (one of them paused); api exited."))
     assert_accepted(_summarize(paused, "One container is running, one is paused and one exited."))
     find(_summarize(paused, "All 3 containers are up."), "I1", value="3")
+
+
+def test_a_kubectl_table_s_rows_by_their_names_first_part():
+    kubectl = _listed_row_counts(KUBECTL.encode())
+    assert (kubectl[b"named api"], kubectl[b"status running named api"], kubectl[b"status running named worker"]) == (
+        {2}, {1}, {1})
 
 
 def test_a_status_table_of_many_rows_is_read_in_one_pass():
