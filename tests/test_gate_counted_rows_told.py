@@ -39,9 +39,23 @@ LIES = [
     (GIT_LOG, "The 4 newest commits are 4f1e2d3, 9c8b7a6 and 1a2b3c4.", "4"),
     (GIT_LOG, "The newest 5 commits are by Jane Doe and Bob Smith.", "5"),
     (GIT_LOG, "The 5 latest commits are 4f1e2d3, 9c8b7a6 and 1a2b3c4.", "5"),
-    # (docker's "All 3 containers are up" is not read: a block is read only where it holds
-    # " pod", " file" or " commit", docs/gate.md)
     (KUBECTL, "Two of three pods are in CrashLoopBackOff and one pod is Running.", "one"),
+    # docker ps' rows by the first word of STATUS (Up: running; Exited: stopped), its nouns
+    # read too; a state after the noun with no verb or in the past tense (red team 142, F06's limits)
+    (DOCKER, "All 3 containers are up.", "3"),
+    (DOCKER, "All three containers are running.", "three"),
+    (DOCKER, "3 containers are up: db, cache and api.", "3"),
+    (DOCKER, "Two containers exited.", "Two"),
+    (DOCKER, "1 of 3 containers is running.", "1"),
+    (DOCKER, "2 containers have stopped; only db is up.", "2"),
+    (DOCKER, "3 containers running, none exited.", "3"),
+    (KUBECTL, "All 3 pods were running.", "3"),
+    (KUBECTL, "3 pods running, none crashing.", "3"),
+    (KUBECTL, "All 3 pods are up.", "3"),
+    # a word between the count and the noun: the rows whose names start with it (api-...)
+    (KUBECTL, "Two api pods are running.", "Two"),
+    (KUBECTL, "Both api pods are Running.", "Both"),
+    (KUBECTL, "2 api pods are in CrashLoopBackOff.", "2"),
 ]
 
 HONEST = [
@@ -68,6 +82,28 @@ HONEST = [
     (GIT_LOG, "git log shows 3 commits."),
     (DOCKER, "Two containers are up (db and cache); api exited with code 1."),
     (DOCKER, "2 of 3 containers are Up; one container is Exited (1)."),
+    (DOCKER, "2 of 3 containers are up; api exited with code 1."),
+    (DOCKER, "db and cache are up; api exited 3 minutes ago."),
+    (DOCKER, "db and cache are up, api exited"),
+    (DOCKER, "3 containers listed: 2 up, 1 exited."),
+    (DOCKER, "2/3 containers up"),
+    (DOCKER, "Two containers are running and one has exited."),
+    (DOCKER, "Two containers running (db, cache), one container exited with code 1 (api)."),
+    (DOCKER, "2 containers up, 1 exited."),
+    (DOCKER, "One container has stopped: api exited (1) 3 minutes ago; the other two are up."),
+    (DOCKER, "None of the 3 containers is paused; api exited."),
+    (DOCKER, "All 3 containers were created from local images; 2 are up."),
+    (KUBECTL, "Two pods were running and one was crash-looping."),
+    (KUBECTL, "2 pods running, 1 in CrashLoopBackOff."),
+    (KUBECTL, "2 Running pods, 1 in CrashLoopBackOff."),
+    (KUBECTL, "2/3 pods are Running."),
+    (KUBECTL, "3 pods listed, 2 running."),
+    (KUBECTL, "At least 1 pod is running."),
+    (KUBECTL, "One api pod is Running, the other is in CrashLoopBackOff."),
+    (KUBECTL, "Two api pods: one Running, one in CrashLoopBackOff; the worker pod is Running."),
+    (KUBECTL, "1 worker pod is running; of the 2 api pods, 1 is running."),
+    (KUBECTL, "Two healthy pods are running."),
+    (KUBECTL, "Both worker and api pods exist; 2 pods are running."),
 ]
 
 
@@ -89,6 +125,22 @@ def test_the_rows_a_status_column_shows_by_state():
     assert (docker[b"status up"], docker[b"status exited of 3"], docker[b"row"]) == ({2}, {1}, {3})
     # a row whose cell is not under the column: the table's states are not read
     assert b"status" not in _listed_row_counts(b"NAME   STATUS\npod-a  Running\nlong-pod-name Running\n")
+
+
+def test_docker_s_running_and_stopped_rows_and_a_paused_one_either_way():
+    docker = _listed_row_counts(DOCKER.encode())
+    assert (docker[b"status any up of 3"], docker[b"status any down of 3"]) == ({2}, {1})
+    paused = DOCKER.replace("Up 2 hours                 6379", "Up 2 hours (Paused)        6379")
+    assert _listed_row_counts(paused.encode())[b"status any up"] == {1, 2}
+    assert_accepted(_summarize(paused, "Two containers are up (one of them paused); api exited."))
+    assert_accepted(_summarize(paused, "One container is running, one is paused and one exited."))
+    find(_summarize(paused, "All 3 containers are up."), "I1", value="3")
+
+
+def test_a_kubectl_table_s_rows_by_their_names_first_part():
+    kubectl = _listed_row_counts(KUBECTL.encode())
+    assert (kubectl[b"named api"], kubectl[b"status running named api"], kubectl[b"status running named worker"]) == (
+        {2}, {1}, {1})
 
 
 def test_a_status_table_of_many_rows_is_read_in_one_pass():
