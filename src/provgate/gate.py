@@ -7144,6 +7144,7 @@ class _Check:
                   lambda o, r: _ground_abbreviations(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_table_header_names(tables, o, r),
                   lambda o, r: _ground_list_ordinals(tables, o, r),
+                  lambda o, r: _ground_item_first_words(tables, sources, o, r),
                   lambda o, r: _ground_review_words(tables, sources, o, r),
                   lambda o, r: _ground_protocol_words(tables, sources, o, r),
                   lambda o, r: _ground_diffstat_signs(tables, sources, o, r),
@@ -13995,6 +13996,68 @@ def _ground_list_ordinals(tables: list[FactTable], owner: np.ndarray,
         if ordinals is None:
             ordinals = found[t] = _list_ordinals(data)
         if start in ordinals:
+            keep = np.ones(owner.size, dtype=np.bool_) if keep is None else keep
+            keep[n] = False
+    return (owner, row) if keep is None else (owner[keep], row[keep])
+
+
+# what opens a list item before its first word when no plain bullet does: a task list's
+# checkbox (``- [ ]``, ``* [x]``, ``1. [X]``) or a run of symbols and emoji (``✅``, ``⚠️``,
+# ``•``, ``→``, ``🔴``; :func:`_symbol_bullet`), after an optional plain bullet, then emphasis
+_ITEM_CHECKBOX = re.compile(rb"[ \t]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?\[[ xX]\][ \t]+[*_]{0,2}")
+_ITEM_SYMBOLS = re.compile(rb"[ \t]*(?:[-*+][ \t]+)?([\x80-\xff]{2,16})[ \t]*[*_]{0,2}")
+# the prefixes a hyphen joins to a verb (``Re-run``, ``Pre-warm``): the piece before the hyphen
+_HYPHEN_PREFIXES = frozenset((b"re", b"pre", b"un", b"de", b"co", b"non", b"post", b"sub", b"auto", b"self", b"multi",
+                              b"anti", b"over", b"under", b"cross", b"mis"))
+
+
+def _symbol_bullet(raw: bytes) -> bool:
+    """Are the bytes ``raw`` symbols only (emoji, arrows, check marks, bullets: Unicode's
+    ``S*`` categories, a bullet's ``Po`` and the joiners and variation selectors emoji carry)?"""
+    try:
+        chars = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return all(unicodedata.category(c)[0] == "S" or c in "\u2022\u2023\u00b7\u25e6\u2043\ufe0f\u200d" for c in chars)
+
+
+def _ground_item_first_words(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                             row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once the capitalized first word of a list item opened by a
+    task list's checkbox or an emoji/symbol bullet is read as the item's first word, as it is
+    after a plain ``- `` (``✅ Queue drained``, ``- [x] Restart the workers``: refused for
+    ``Queue`` and ``Restart``; stop 66). A checkbox is markdown's list syntax: its item's first
+    word is read as after ``- `` (any capitalized word, as the scanner's ``_sentence_initial``
+    reads it). An emoji also stands inside prose, so after one, more strictly: only a word a
+    source writes in lower case (whole, or as a word's stem: ``restart`` of ``restarted``), or
+    a verb's prefix before a hyphen (``Re-run``); an invented word (``✅ Frobnicator
+    restarted``) or a capitalized name no source writes stays asked."""
+    keep = None  # (made only for a block with such an item: most checks have none)
+    lowered: dict[int, list[bytes]] = {}  # (each block's sources in lower case, read once a call)
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] != _KIND_NAME:
+            continue
+        data, start, end = table.data, int(table.start[r]), int(table.end[r])
+        line = data.rfind(b"\n", 0, start) + 1
+        if start - line > 40 or not any(b >= 0x80 or b == 0x5B for b in data[line:start]):
+            continue
+        word = data[start:end]
+        if not (word[:1].isupper() and word[1:].islower()):
+            continue
+        if _ITEM_CHECKBOX.fullmatch(data, line, start) is not None:
+            grounded = True  # (markdown's own list syntax: read as after its plain bullet)
+        elif (opened := _ITEM_SYMBOLS.fullmatch(data, line, start)) is None or not _symbol_bullet(opened[1]):
+            continue
+        elif (word := word.lower()) in _HYPHEN_PREFIXES and data[end:end + 1] == b"-" and data[end + 1:end + 2].islower():
+            grounded = True
+        else:
+            texts = lowered.get(t)
+            if texts is None:
+                texts = lowered[t] = [facts.table.data.lower() for facts in sources[t]]
+            stem = re.compile(rb"(?<![a-z0-9_])" + re.escape(word) + (rb"[a-z]{0,3}\b" if len(word) >= 4 else rb"\b"))
+            grounded = any(word in text and stem.search(text) is not None for text in texts)
+        if grounded:
             keep = np.ones(owner.size, dtype=np.bool_) if keep is None else keep
             keep[n] = False
     return (owner, row) if keep is None else (owner[keep], row[keep])
