@@ -46,3 +46,27 @@ def test_an_invented_word_or_figure_in_such_an_item_is_asked(lie, value):
     verdict = _summarize(INCIDENT, lie)
     assert not verdict.accepted
     assert find(verdict, "I1", value=value) is not None
+
+
+# "TL;DR", a summary's lead (docs/gate.md, I1; stop 66): its words asserted nothing
+TLDR_HONEST = [
+    "TL;DR: the deploy failed; the migration timed out.",
+    "**TL;DR**: the deploy failed.",
+    "tl;dr the deploy failed.",
+    "TLDR: the deploy failed.",
+]
+TLDR_LIES = [
+    ("TL;DR: 7 retries", "7"),
+    ("The DR site failed over.", "DR"),  # (the word outside the lead is a name as any)
+]
+
+
+@pytest.mark.parametrize("honest", TLDR_HONEST)
+def test_a_tldr_lead_asserts_no_name(honest):
+    assert_accepted(_summarize(INCIDENT, honest))
+
+
+@pytest.mark.parametrize("lie, value", TLDR_LIES)
+def test_what_a_tldr_lead_leads_is_asked(lie, value):
+    verdict = _summarize(INCIDENT, lie)
+    assert find(verdict, "I1", value=value) is not None

@@ -7145,6 +7145,7 @@ class _Check:
                   lambda o, r: _ground_table_header_names(tables, o, r),
                   lambda o, r: _ground_list_ordinals(tables, o, r),
                   lambda o, r: _ground_item_first_words(tables, sources, o, r),
+                  lambda o, r: _ground_tldr(tables, o, r),
                   lambda o, r: _ground_review_words(tables, sources, o, r),
                   lambda o, r: _ground_protocol_words(tables, sources, o, r),
                   lambda o, r: _ground_diffstat_signs(tables, sources, o, r),
@@ -14058,6 +14059,31 @@ def _ground_item_first_words(tables: list[FactTable], sources: list[list[_Facts]
             stem = re.compile(rb"(?<![a-z0-9_])" + re.escape(word) + (rb"[a-z]{0,3}\b" if len(word) >= 4 else rb"\b"))
             grounded = any(word in text and stem.search(text) is not None for text in texts)
         if grounded:
+            keep = np.ones(owner.size, dtype=np.bool_) if keep is None else keep
+            keep[n] = False
+    return (owner, row) if keep is None else (owner[keep], row[keep])
+
+
+# "too long; didn't read", the lead of a summary's gist, as written (``TL;DR``, ``tl;dr``, ``TLDR``)
+_TLDR = re.compile(rb"(?<![0-9A-Za-z_])(?:TL;DR|TLDR)(?![0-9A-Za-z_])", re.IGNORECASE)
+
+
+def _ground_tldr(tables: list[FactTable], owner: np.ndarray, row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once the words of ``TL;DR`` (``TL``, ``DR``, ``TLDR``) are
+    read as a summary's lead, which asserts nothing of the sources (``TL;DR: the deploy
+    failed`` was refused for ``TL`` and ``DR``; stop 66). Only the names inside the lead whole;
+    what follows it (``TL;DR: 7 retries``) is asked as anything is."""
+    keep = None  # (made only for a block with the lead: most checks have none)
+    found: dict[int, list[tuple[int, int]]] = {}  # (each table's leads read once a call)
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] != _KIND_NAME or table.value_bytes(r).upper() not in (b"TL", b"DR", b"TLDR"):
+            continue
+        leads = found.get(t)
+        if leads is None:
+            leads = found[t] = [m.span() for m in _TLDR.finditer(table.data)]
+        start, end = int(table.start[r]), int(table.end[r])
+        if any(lo <= start and end <= hi for lo, hi in leads):
             keep = np.ones(owner.size, dtype=np.bool_) if keep is None else keep
             keep[n] = False
     return (owner, row) if keep is None else (owner[keep], row[keep])
