@@ -70,3 +70,33 @@ def test_a_tldr_lead_asserts_no_name(honest):
 def test_what_a_tldr_lead_leads_is_asked(lie, value):
     verdict = _summarize(INCIDENT, lie)
     assert find(verdict, "I1", value=value) is not None
+
+
+# a count of the block's own list over it (docs/gate.md, I1; stop 66): the list's length
+THREE = "\n- deploy failed\n- cache disabled\n- queue drained"
+OWN_COUNT_HONEST = [
+    "Summary (3 points):" + THREE,
+    "Here are the 3 key points:" + THREE,
+    "Here are 3 main points:" + THREE,
+    "Here are the three key points:" + THREE,
+    "**Top 3 takeaways:**" + THREE,
+    "The 3 highlights:\n\n- deploy failed\n  (migration timeout)\n- cache disabled\n- queue drained\n\nThat is all.",
+]
+OWN_COUNT_LIES = [
+    ("Here are the 4 key points:" + THREE, "4"),
+    ("Summary (2 points):" + THREE, "2"),
+    ("The 3 failing tests:" + THREE, "3"),  # (another noun: a total of the source's)
+    ("Here are the 3 key points: the deploy failed.", "3"),  # (no list follows)
+    ("Here are the 3 key points:" + THREE + "\n- workers restarted", "3"),
+]
+
+
+@pytest.mark.parametrize("honest", OWN_COUNT_HONEST)
+def test_a_count_of_the_block_s_own_list_is_its_length(honest):
+    assert_accepted(_summarize(INCIDENT, honest))
+
+
+@pytest.mark.parametrize("lie, value", OWN_COUNT_LIES)
+def test_a_count_the_list_does_not_hold_is_asked(lie, value):
+    verdict = _summarize(INCIDENT, lie)
+    assert find(verdict, "I1", value=value) is not None

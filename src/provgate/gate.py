@@ -7146,6 +7146,7 @@ class _Check:
                   lambda o, r: _ground_list_ordinals(tables, o, r),
                   lambda o, r: _ground_item_first_words(tables, sources, o, r),
                   lambda o, r: _ground_tldr(tables, o, r),
+                  lambda o, r: _ground_own_list_counts(tables, o, r),
                   lambda o, r: _ground_review_words(tables, sources, o, r),
                   lambda o, r: _ground_protocol_words(tables, sources, o, r),
                   lambda o, r: _ground_diffstat_signs(tables, sources, o, r),
@@ -14084,6 +14085,73 @@ def _ground_tldr(tables: list[FactTable], owner: np.ndarray, row: np.ndarray) ->
             leads = found[t] = [m.span() for m in _TLDR.finditer(table.data)]
         start, end = int(table.start[r]), int(table.end[r])
         if any(lo <= start and end <= hi for lo, hi in leads):
+            keep = np.ones(owner.size, dtype=np.bool_) if keep is None else keep
+            keep[n] = False
+    return (owner, row) if keep is None else (owner[keep], row[keep])
+
+
+# a count of the block's own list in the line over it: "Here are the 3 key points:", "Summary (3
+# points):" - the figure (group 1) before the list's own nouns, the line ending in its colon
+_OWN_LIST_COUNT = re.compile(
+    rb"(?:(?:the|are|these)[ \t]+|\(|^[ \t#>*_]*)[ \t]*(?:top[ \t]+)?(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)[ \t]+"
+    rb"(?:(?:key|main|top|quick)[ \t]+)?(?:points?|takeaways?|highlights?|bullets?|bullet[ \t]+points?)"
+    rb"\)?[ \t]*(?:[*_]{1,2})?[ \t]*:[ \t]*(?:[*_]{1,2})?[ \t]*\r?$", re.IGNORECASE)
+_OWN_LIST_ITEM = re.compile(rb"([ \t]*)(?:[-*+]|\xe2\x80\xa2|\d{1,3}[.)])[ \t]+\S")
+_OWN_LIST_LINES = 1024  # (the lines a list a count numbers is read over, wrapped lines included)
+_OWN_LIST_WORDS = {b"one": 1, b"two": 2, b"three": 3, b"four": 4, b"five": 5, b"six": 6, b"seven": 7, b"eight": 8,
+                   b"nine": 9, b"ten": 10}
+
+
+def _own_list_items(data: bytes, at: int) -> int:
+    """How many items the list starting on the line after offset ``at`` holds at its first
+    item's indent (a more indented line is an item's own; a blank line ends the list unless an
+    item at that indent follows it): 0 when no item follows, -1 past :data:`_OWN_LIST_LINES`."""
+    n, indent, pos, size = 0, None, data.find(b"\n", at), len(data)
+    for _ in range(_OWN_LIST_LINES):  # (a walk bounded: each count's line walks its own list)
+        if not 0 <= pos < size:
+            return n
+        nxt = data.find(b"\n", pos + 1)
+        line = data[pos + 1:nxt if nxt >= 0 else size]
+        pos = nxt
+        item = _OWN_LIST_ITEM.match(line)
+        if item is not None and (indent is None or item[1] == indent):
+            indent, n = item[1], n + 1
+        elif indent is not None and line[:len(indent) + 1].strip() == b"" and line.strip():
+            continue  # (deeper: a nested item or the item's wrapped line)
+        elif not line.strip() and (indent is None or n):
+            continue  # (a blank line: the next item, if one at the indent, goes on with the list)
+        else:
+            return n
+    return -1  # (longer than any list a two-digit count numbers: asked)
+
+
+def _ground_own_list_counts(tables: list[FactTable], owner: np.ndarray,
+                            row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a count of the block's own list in the line over it is
+    read as the list's length, which asserts nothing of the sources: ``Here are the 3 key
+    points:`` / ``Summary (3 points):`` over three bullets was refused for ``3`` (stop 66).
+    Only the list's own nouns (points, key/main points, takeaways, highlights, bullets) on a
+    line ending in its colon, and only when the items that follow number that many; a count of
+    any other noun (``The 3 failing tests:``) claims a total of the source and is asked, as is
+    ``4 key points:`` over three items."""
+    keep = None  # (made only for a block with such a line: most checks have none)
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] != _KIND_NUMBER:
+            continue
+        data, start, end = table.data, int(table.start[r]), int(table.end[r])
+        line = data.rfind(b"\n", 0, start) + 1
+        stop = data.find(b"\n", end)
+        stop = len(data) if stop < 0 else stop
+        if stop - line > 200 or b":" not in data[end:stop]:
+            continue
+        said = None
+        for m in _OWN_LIST_COUNT.finditer(data, line, stop):
+            if m.start(1) == start and m.end(1) == end:
+                said = m[1].lower()
+        if said is None:
+            continue
+        if _OWN_LIST_WORDS.get(said, int(said) if said.isdigit() else -1) == _own_list_items(data, stop):
             keep = np.ones(owner.size, dtype=np.bool_) if keep is None else keep
             keep[n] = False
     return (owner, row) if keep is None else (owner[keep], row[keep])
