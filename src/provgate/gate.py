@@ -14075,7 +14075,7 @@ def _ground_tldr(tables: list[FactTable], owner: np.ndarray, row: np.ndarray) ->
     failed`` was refused for ``TL`` and ``DR``; stop 66). Only the names inside the lead whole;
     what follows it (``TL;DR: 7 retries``) is asked as anything is."""
     keep = None  # (made only for a block with the lead: most checks have none)
-    found: dict[int, list[tuple[int, int]]] = {}  # (each table's leads read once a call)
+    found: dict[int, list[tuple[int, int]]] = {}  # (each table's leads read once a call, in order)
     for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
         table = tables[t]
         if table.kind[r] != _KIND_NAME or table.value_bytes(r).upper() not in (b"TL", b"DR", b"TLDR"):
@@ -14084,7 +14084,8 @@ def _ground_tldr(tables: list[FactTable], owner: np.ndarray, row: np.ndarray) ->
         if leads is None:
             leads = found[t] = [m.span() for m in _TLDR.finditer(table.data)]
         start, end = int(table.start[r]), int(table.end[r])
-        if any(lo <= start and end <= hi for lo, hi in leads):
+        i = bisect_right(leads, (start, len(table.data) + 1)) - 1  # (the last lead starting at or before it)
+        if i >= 0 and end <= leads[i][1]:
             keep = np.ones(owner.size, dtype=np.bool_) if keep is None else keep
             keep[n] = False
     return (owner, row) if keep is None else (owner[keep], row[keep])
@@ -14097,7 +14098,8 @@ _OWN_LIST_COUNT = re.compile(
     rb"(?:(?:key|main|top|quick)[ \t]+)?(?:points?|takeaways?|highlights?|bullets?|bullet[ \t]+points?)"
     rb"\)?[ \t]*(?:[*_]{1,2})?[ \t]*:[ \t]*(?:[*_]{1,2})?[ \t]*\r?$", re.IGNORECASE)
 _OWN_LIST_ITEM = re.compile(rb"([ \t]*)(?:[-*+]|\xe2\x80\xa2|\d{1,3}[.)])[ \t]+\S")
-_OWN_LIST_LINES = 1024  # (the lines a list a count numbers is read over, wrapped lines included)
+_OWN_LIST_LINES = 256  # (the lines a list a count numbers is read over, wrapped lines included)
+_OWN_LIST_WALKS = 64  # (the lists a block's counts are read over, at most: past them a count is asked)
 _OWN_LIST_WORDS = {b"one": 1, b"two": 2, b"three": 3, b"four": 4, b"five": 5, b"six": 6, b"seven": 7, b"eight": 8,
                    b"nine": 9, b"ten": 10}
 
@@ -14135,6 +14137,7 @@ def _ground_own_list_counts(tables: list[FactTable], owner: np.ndarray,
     any other noun (``The 3 failing tests:``) claims a total of the source and is asked, as is
     ``4 key points:`` over three items."""
     keep = None  # (made only for a block with such a line: most checks have none)
+    walks: dict[int, int] = {}  # (the lists read per table: a bounded walk each, a bounded number)
     for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
         table = tables[t]
         if table.kind[r] != _KIND_NUMBER:
@@ -14150,6 +14153,9 @@ def _ground_own_list_counts(tables: list[FactTable], owner: np.ndarray,
             if m.start(1) == start and m.end(1) == end:
                 said = m[1].lower()
         if said is None:
+            continue
+        walks[t] = walks.get(t, 0) + 1
+        if walks[t] > _OWN_LIST_WALKS:
             continue
         if _OWN_LIST_WORDS.get(said, int(said) if said.isdigit() else -1) == _own_list_items(data, stop):
             keep = np.ones(owner.size, dtype=np.bool_) if keep is None else keep
