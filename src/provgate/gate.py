@@ -7171,6 +7171,9 @@ class _Check:
                   lambda o, r: _ground_abbreviations(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_table_header_names(tables, o, r),
                   lambda o, r: _ground_list_ordinals(tables, o, r),
+                  lambda o, r: _ground_item_first_words(tables, sources, o, r),
+                  lambda o, r: _ground_tldr(tables, o, r),
+                  lambda o, r: _ground_own_list_counts(tables, o, r),
                   lambda o, r: _ground_review_words(tables, sources, o, r),
                   lambda o, r: _ground_protocol_words(tables, sources, o, r),
                   lambda o, r: _ground_diffstat_signs(tables, sources, o, r),
@@ -14022,6 +14025,166 @@ def _ground_list_ordinals(tables: list[FactTable], owner: np.ndarray,
         if ordinals is None:
             ordinals = found[t] = _list_ordinals(data)
         if start in ordinals:
+            keep = np.ones(owner.size, dtype=np.bool_) if keep is None else keep
+            keep[n] = False
+    return (owner, row) if keep is None else (owner[keep], row[keep])
+
+
+# what opens a list item before its first word when no plain bullet does: a task list's
+# checkbox (``- [ ]``, ``* [x]``, ``1. [X]``) or a run of symbols and emoji (``✅``, ``⚠️``,
+# ``•``, ``→``, ``🔴``; :func:`_symbol_bullet`), after an optional plain bullet, then emphasis
+_ITEM_CHECKBOX = re.compile(rb"[ \t]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?\[[ xX]\][ \t]+[*_]{0,2}")
+_ITEM_SYMBOLS = re.compile(rb"[ \t]*(?:[-*+][ \t]+)?([\x80-\xff]{2,16})[ \t]*[*_]{0,2}")
+# the prefixes a hyphen joins to a verb (``Re-run``, ``Pre-warm``): the piece before the hyphen
+_HYPHEN_PREFIXES = frozenset((b"re", b"pre", b"un", b"de", b"co", b"non", b"post", b"sub", b"auto", b"self", b"multi",
+                              b"anti", b"over", b"under", b"cross", b"mis"))
+
+
+def _symbol_bullet(raw: bytes) -> bool:
+    """Are the bytes ``raw`` symbols only (emoji, arrows, check marks, bullets: Unicode's
+    ``S*`` categories, a bullet's ``Po`` and the joiners and variation selectors emoji carry)?"""
+    try:
+        chars = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return all(unicodedata.category(c)[0] == "S" or c in "\u2022\u2023\u00b7\u25e6\u2043\ufe0f\u200d" for c in chars)
+
+
+def _ground_item_first_words(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                             row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once the capitalized first word of a list item opened by a
+    task list's checkbox or an emoji/symbol bullet is read as the item's first word, as it is
+    after a plain ``- `` (``✅ Queue drained``, ``- [x] Restart the workers``: refused for
+    ``Queue`` and ``Restart``; stop 66). A checkbox is markdown's list syntax: its item's first
+    word is read as after ``- `` (any capitalized word, as the scanner's ``_sentence_initial``
+    reads it). An emoji also stands inside prose, so after one, more strictly: only a word a
+    source writes in lower case (whole, or as a word's stem: ``restart`` of ``restarted``), or
+    a verb's prefix before a hyphen (``Re-run``); an invented word (``✅ Frobnicator
+    restarted``) or a capitalized name no source writes stays asked."""
+    keep = None  # (made only for a block with such an item: most checks have none)
+    lowered: dict[int, list[bytes]] = {}  # (each block's sources in lower case, read once a call)
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] != _KIND_NAME:
+            continue
+        data, start, end = table.data, int(table.start[r]), int(table.end[r])
+        line = data.rfind(b"\n", 0, start) + 1
+        if start - line > 40 or not any(b >= 0x80 or b == 0x5B for b in data[line:start]):
+            continue
+        word = data[start:end]
+        if not (word[:1].isupper() and word[1:].islower()):
+            continue
+        if _ITEM_CHECKBOX.fullmatch(data, line, start) is not None:
+            grounded = True  # (markdown's own list syntax: read as after its plain bullet)
+        elif (opened := _ITEM_SYMBOLS.fullmatch(data, line, start)) is None or not _symbol_bullet(opened[1]):
+            continue
+        elif (word := word.lower()) in _HYPHEN_PREFIXES and data[end:end + 1] == b"-" and data[end + 1:end + 2].islower():
+            grounded = True
+        else:
+            texts = lowered.get(t)
+            if texts is None:
+                texts = lowered[t] = [facts.table.data.lower() for facts in sources[t]]
+            stem = re.compile(rb"(?<![a-z0-9_])" + re.escape(word) + (rb"[a-z]{0,3}\b" if len(word) >= 4 else rb"\b"))
+            grounded = any(word in text and stem.search(text) is not None for text in texts)
+        if grounded:
+            keep = np.ones(owner.size, dtype=np.bool_) if keep is None else keep
+            keep[n] = False
+    return (owner, row) if keep is None else (owner[keep], row[keep])
+
+
+# "too long; didn't read", the lead of a summary's gist, as written (``TL;DR``, ``tl;dr``, ``TLDR``)
+_TLDR = re.compile(rb"(?<![0-9A-Za-z_])(?:TL;DR|TLDR)(?![0-9A-Za-z_])", re.IGNORECASE)
+
+
+def _ground_tldr(tables: list[FactTable], owner: np.ndarray, row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once the words of ``TL;DR`` (``TL``, ``DR``, ``TLDR``) are
+    read as a summary's lead, which asserts nothing of the sources (``TL;DR: the deploy
+    failed`` was refused for ``TL`` and ``DR``; stop 66). Only the names inside the lead whole;
+    what follows it (``TL;DR: 7 retries``) is asked as anything is."""
+    keep = None  # (made only for a block with the lead: most checks have none)
+    found: dict[int, list[tuple[int, int]]] = {}  # (each table's leads read once a call, in order)
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] != _KIND_NAME or table.value_bytes(r).upper() not in (b"TL", b"DR", b"TLDR"):
+            continue
+        leads = found.get(t)
+        if leads is None:
+            leads = found[t] = [m.span() for m in _TLDR.finditer(table.data)]
+        start, end = int(table.start[r]), int(table.end[r])
+        i = bisect_right(leads, (start, len(table.data) + 1)) - 1  # (the last lead starting at or before it)
+        if i >= 0 and end <= leads[i][1]:
+            keep = np.ones(owner.size, dtype=np.bool_) if keep is None else keep
+            keep[n] = False
+    return (owner, row) if keep is None else (owner[keep], row[keep])
+
+
+# a count of the block's own list in the line over it: "Here are the 3 key points:", "Summary (3
+# points):" - the figure (group 1) before the list's own nouns, the line ending in its colon
+_OWN_LIST_COUNT = re.compile(
+    rb"(?:(?:the|are|these)[ \t]+|\(|^[ \t#>*_]*)[ \t]*(?:top[ \t]+)?(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)[ \t]+"
+    rb"(?:(?:key|main|top|quick)[ \t]+)?(?:points?|takeaways?|highlights?|bullets?|bullet[ \t]+points?)"
+    rb"\)?[ \t]*(?:[*_]{1,2})?[ \t]*:[ \t]*(?:[*_]{1,2})?[ \t]*\r?$", re.IGNORECASE)
+_OWN_LIST_ITEM = re.compile(rb"([ \t]*)(?:[-*+]|\xe2\x80\xa2|\d{1,3}[.)])[ \t]+\S")
+_OWN_LIST_LINES = 256  # (the lines a list a count numbers is read over, wrapped lines included)
+_OWN_LIST_WALKS = 64  # (the lists a block's counts are read over, at most: past them a count is asked)
+_OWN_LIST_WORDS = {b"one": 1, b"two": 2, b"three": 3, b"four": 4, b"five": 5, b"six": 6, b"seven": 7, b"eight": 8,
+                   b"nine": 9, b"ten": 10}
+
+
+def _own_list_items(data: bytes, at: int) -> int:
+    """How many items the list starting on the line after offset ``at`` holds at its first
+    item's indent (a more indented line is an item's own; a blank line ends the list unless an
+    item at that indent follows it): 0 when no item follows, -1 past :data:`_OWN_LIST_LINES`."""
+    n, indent, pos, size = 0, None, data.find(b"\n", at), len(data)
+    for _ in range(_OWN_LIST_LINES):  # (a walk bounded: each count's line walks its own list)
+        if not 0 <= pos < size:
+            return n
+        nxt = data.find(b"\n", pos + 1)
+        line = data[pos + 1:nxt if nxt >= 0 else size]
+        pos = nxt
+        item = _OWN_LIST_ITEM.match(line)
+        if item is not None and (indent is None or item[1] == indent):
+            indent, n = item[1], n + 1
+        elif indent is not None and line[:len(indent) + 1].strip() == b"" and line.strip():
+            continue  # (deeper: a nested item or the item's wrapped line)
+        elif not line.strip() and (indent is None or n):
+            continue  # (a blank line: the next item, if one at the indent, goes on with the list)
+        else:
+            return n
+    return -1  # (longer than any list a two-digit count numbers: asked)
+
+
+def _ground_own_list_counts(tables: list[FactTable], owner: np.ndarray,
+                            row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a count of the block's own list in the line over it is
+    read as the list's length, which asserts nothing of the sources: ``Here are the 3 key
+    points:`` / ``Summary (3 points):`` over three bullets was refused for ``3`` (stop 66).
+    Only the list's own nouns (points, key/main points, takeaways, highlights, bullets) on a
+    line ending in its colon, and only when the items that follow number that many; a count of
+    any other noun (``The 3 failing tests:``) claims a total of the source and is asked, as is
+    ``4 key points:`` over three items."""
+    keep = None  # (made only for a block with such a line: most checks have none)
+    walks: dict[int, int] = {}  # (the lists read per table: a bounded walk each, a bounded number)
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] != _KIND_NUMBER:
+            continue
+        data, start, end = table.data, int(table.start[r]), int(table.end[r])
+        line = data.rfind(b"\n", 0, start) + 1
+        stop = data.find(b"\n", end)
+        stop = len(data) if stop < 0 else stop
+        if stop - line > 200 or b":" not in data[end:stop]:
+            continue
+        said = None
+        for m in _OWN_LIST_COUNT.finditer(data, line, stop):
+            if m.start(1) == start and m.end(1) == end:
+                said = m[1].lower()
+        if said is None:
+            continue
+        walks[t] = walks.get(t, 0) + 1
+        if walks[t] > _OWN_LIST_WALKS:
+            continue
+        if _OWN_LIST_WORDS.get(said, int(said) if said.isdigit() else -1) == _own_list_items(data, stop):
             keep = np.ones(owner.size, dtype=np.bool_) if keep is None else keep
             keep[n] = False
     return (owner, row) if keep is None else (owner[keep], row[keep])
