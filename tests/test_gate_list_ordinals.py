@@ -61,3 +61,35 @@ def test_an_ordered_list_s_markers_number_its_items(source, honest):
 @pytest.mark.parametrize("source, lie, value", LIES)
 def test_a_figure_that_numbers_no_list_item_is_still_asked(source, lie, value):
     find(_summarize(source, lie), "I1", value=value)
+
+
+# a block's own numbered steps ("Step 1: ... Step 2: ..."), the same idea inline (stop 66)
+STEP_HONEST = [
+    "Step 1: the database migration timed out. Step 2: the deploy failed.",
+    "**Step 1:** the migration timed out\n**Step 2:** Alice restarted the workers",
+    "Phase 1 - the migration timed out.\nPhase 2 - the deploy failed.\nPhase 3 - the queue drained.",
+    "Step 1 \u2014 the migration timed out. Step 2 \u2014 the deploy failed.",
+]
+
+STEP_LIES = [
+    # a lone label names a step of the sources: asked
+    ("Phase 3: the deploy failed.", "3"),
+    # a sequence broken: 4 follows no 3
+    ("Step 1: the migration timed out. Step 2: the deploy failed. Step 4: the queue drained.", "4"),
+    # two words do not make one sequence
+    ("Step 1: the migration timed out. Phase 2: the deploy failed.", "2"),
+    # a step's own figure is asked as any figure is
+    ("Step 1: Alice restarted the workers 6 times. Step 2: the queue drained.", "6"),
+    # no label without its colon or dash: "in step 2" tells which step of the sources
+    ("The deploy failed in step 2. Step 1: the migration timed out.", "2"),
+]
+
+
+@pytest.mark.parametrize("honest", STEP_HONEST)
+def test_a_block_s_own_numbered_steps_number_its_steps(honest):
+    assert_accepted(_summarize(INCIDENT, honest))
+
+
+@pytest.mark.parametrize("lie, value", STEP_LIES)
+def test_a_step_number_outside_the_block_s_own_sequence_is_still_asked(lie, value):
+    find(_summarize(INCIDENT, lie), "I1", value=value)

@@ -7171,6 +7171,7 @@ class _Check:
                   lambda o, r: _ground_abbreviations(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_table_header_names(tables, o, r),
                   lambda o, r: _ground_list_ordinals(tables, o, r),
+                  lambda o, r: _ground_step_labels(tables, o, r),
                   lambda o, r: _ground_item_first_words(tables, sources, o, r),
                   lambda o, r: _ground_tldr(tables, o, r),
                   lambda o, r: _ground_own_list_counts(tables, o, r),
@@ -14002,6 +14003,47 @@ def _list_ordinals(data: bytes) -> frozenset[int]:
                 or n == 1 and (not line or not above or above.endswith(b":") or above.lstrip().startswith(b"#"))):
             ordinals.add(at)
     return frozenset(ordinals)
+
+
+# a numbered step's label: "Step 1:", "**Phase 2**:", "Part 3 -" (group 1 the word, 2 the number)
+_STEP_LABEL = re.compile(rb"(?i)(?<![\w-])(step|phase|part|stage)[ \t]+(\d{1,2})(?:[*_]{1,2})?[ \t]*(?::|-[ \t]|\xe2\x80[\x93\x94])")
+
+
+def _step_labels(data: bytes) -> frozenset[int]:
+    """The start offsets of the numbers of ``data`` that number its own steps: a label
+    (:data:`_STEP_LABEL`: the word, the number, then a colon or a dash) whose sequence goes on
+    in the same text (the same word labels the number one below or one above it). A lone
+    label ("Phase 3: failed"), or one out of sequence, names a step of the sources and is asked."""
+    labels = [(m[1].lower(), int(m[2]), m.start(2)) for m in _STEP_LABEL.finditer(data)]
+    seen = {(word, n) for word, n, _ in labels}
+    return frozenset(at for word, n, at in labels if (word, n - 1) in seen or (word, n + 1) in seen)
+
+
+def _ground_step_labels(tables: list[FactTable], owner: np.ndarray,
+                        row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once the numbers of a block's own numbered steps are taken as
+    their positions, as an ordered list's markers are (:func:`_ground_list_ordinals`): "Step 1:
+    the migration timed out. Step 2: the deploy failed." of a note without a digit was refused
+    for ``1`` and ``2`` (stop 66). Only a label a colon or dash ends, in a sequence the text
+    itself carries on (:func:`_step_labels`)."""
+    keep = None  # (made only for a block with step labels: most checks have none)
+    found: dict[int, frozenset[int]] = {}  # (each table's labels read once a call)
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] != _KIND_NUMBER:
+            continue
+        start = int(table.start[r])
+        labels = found.get(t)
+        if labels is None:
+            data = table.data
+            labels = found[t] = _step_labels(data) if _STEP_WORDS.search(data) is not None else frozenset()
+        if start in labels:
+            keep = np.ones(owner.size, dtype=np.bool_) if keep is None else keep
+            keep[n] = False
+    return (owner, row) if keep is None else (owner[keep], row[keep])
+
+
+_STEP_WORDS = re.compile(rb"(?i)step|phase|part|stage")
 
 
 def _ground_list_ordinals(tables: list[FactTable], owner: np.ndarray,
