@@ -7172,6 +7172,7 @@ class _Check:
                   lambda o, r: _ground_table_header_names(tables, o, r),
                   lambda o, r: _ground_list_ordinals(tables, o, r),
                   lambda o, r: _ground_step_labels(tables, o, r),
+                  lambda o, r: _ground_word_short_forms(tables, sources, o, r),
                   lambda o, r: _ground_item_first_words(tables, sources, o, r),
                   lambda o, r: _ground_tldr(tables, o, r),
                   lambda o, r: _ground_own_list_counts(tables, o, r),
@@ -14044,6 +14045,34 @@ def _ground_step_labels(tables: list[FactTable], owner: np.ndarray,
 
 
 _STEP_WORDS = re.compile(rb"(?i)step|phase|part|stage")
+
+
+# the short forms engineers write for a word a tool's output spells out ("DB" of "database"),
+# each with the words any of which a source must write (in any case, whole) to ground it
+_WORD_SHORT_FORMS = {
+    b"DB": (b"database", b"databases"), b"DBs": (b"databases",),
+    b"K8s": (b"kubernetes", b"kubectl"), b"JS": (b"javascript",), b"TS": (b"typescript",),
+}
+
+
+def _ground_word_short_forms(tables: list[FactTable], sources: list[list[_Facts]], owner: np.ndarray,
+                             row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (owner, row) pairs left once a short form of a word (:data:`_WORD_SHORT_FORMS`) is
+    read as the word its sources write: "Cause: DB migration timeout." of a note saying "the
+    database migration timed out" was refused for ``DB`` (stop 66). Only these forms, only
+    as written (``DB``, not ``Db``; ``K8s`` is read as an identifier), and only when a source writes one of its words
+    whole; a source without the word leaves it asked."""
+    keep = None  # (made only for a block with a short form: most checks have none)
+    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
+        table = tables[t]
+        if table.kind[r] not in (_KIND_NAME, _KIND_IDENTIFIER) or (words := _WORD_SHORT_FORMS.get(
+                table.value_bytes(r))) is None:
+            continue
+        if any(re.search(rb"(?i)(?<![0-9a-z_])(?:" + b"|".join(words) + rb")(?![0-9a-z_])", facts.table.data)
+               is not None for facts in sources[t]):
+            keep = np.ones(owner.size, dtype=np.bool_) if keep is None else keep
+            keep[n] = False
+    return (owner, row) if keep is None else (owner[keep], row[keep])
 
 
 def _ground_list_ordinals(tables: list[FactTable], owner: np.ndarray,
