@@ -7170,8 +7170,7 @@ class _Check:
                   lambda o, r: _ground_in_path_lines(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_abbreviations(tables, sources, o, r, self.gate.read_facts),
                   lambda o, r: _ground_table_header_names(tables, o, r),
-                  lambda o, r: _ground_list_ordinals(tables, o, r),
-                  lambda o, r: _ground_step_labels(tables, o, r),
+                  lambda o, r: _ground_own_numbering(tables, o, r),
                   lambda o, r: _ground_word_short_forms(tables, sources, o, r),
                   lambda o, r: _ground_item_first_words(tables, sources, o, r),
                   lambda o, r: _ground_tldr(tables, o, r),
@@ -14020,38 +14019,12 @@ def _step_labels(data: bytes) -> frozenset[int]:
     return frozenset(at for word, n, at in labels if (word, n - 1) in seen or (word, n + 1) in seen)
 
 
-def _ground_step_labels(tables: list[FactTable], owner: np.ndarray,
-                        row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The (owner, row) pairs left once the numbers of a block's own numbered steps are taken as
-    their positions, as an ordered list's markers are (:func:`_ground_list_ordinals`): "Step 1:
-    the migration timed out. Step 2: the deploy failed." of a note without a digit was refused
-    for ``1`` and ``2`` (stop 66). Only a label a colon or dash ends, in a sequence the text
-    itself carries on (:func:`_step_labels`)."""
-    keep = None  # (made only for a block with step labels: most checks have none)
-    found: dict[int, frozenset[int]] = {}  # (each table's labels read once a call)
-    for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
-        table = tables[t]
-        if table.kind[r] != _KIND_NUMBER:
-            continue
-        start = int(table.start[r])
-        labels = found.get(t)
-        if labels is None:
-            data = table.data
-            labels = found[t] = _step_labels(data) if _STEP_WORDS.search(data) is not None else frozenset()
-        if start in labels:
-            keep = np.ones(owner.size, dtype=np.bool_) if keep is None else keep
-            keep[n] = False
-    return (owner, row) if keep is None else (owner[keep], row[keep])
-
-
-_STEP_WORDS = re.compile(rb"(?i)step|phase|part|stage")
-
-
 # the short forms engineers write for a word a tool's output spells out ("DB" of "database"),
 # each with the words any of which a source must write (in any case, whole) to ground it
 _WORD_SHORT_FORMS = {
-    b"DB": (b"database", b"databases"), b"DBs": (b"databases",),
-    b"K8s": (b"kubernetes", b"kubectl"), b"JS": (b"javascript",), b"TS": (b"typescript",),
+    form: re.compile(rb"(?i)(?<![0-9a-z_])(?:" + b"|".join(words) + rb")(?![0-9a-z_])")
+    for form, words in ((b"DB", (b"database", b"databases")), (b"DBs", (b"databases",)),
+                        (b"K8s", (b"kubernetes", b"kubectl")), (b"JS", (b"javascript",)), (b"TS", (b"typescript",)))
 }
 
 
@@ -14060,42 +14033,42 @@ def _ground_word_short_forms(tables: list[FactTable], sources: list[list[_Facts]
     """The (owner, row) pairs left once a short form of a word (:data:`_WORD_SHORT_FORMS`) is
     read as the word its sources write: "Cause: DB migration timeout." of a note saying "the
     database migration timed out" was refused for ``DB`` (stop 66). Only these forms, only
-    as written (``DB``, not ``Db``; ``K8s`` is read as an identifier), and only when a source writes one of its words
-    whole; a source without the word leaves it asked."""
+    as written (``DB``, not ``Db``; ``K8s`` is read as an identifier), and only when a source
+    writes one of its words whole; a source without the word leaves it asked."""
     keep = None  # (made only for a block with a short form: most checks have none)
     for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
         table = tables[t]
-        if table.kind[r] not in (_KIND_NAME, _KIND_IDENTIFIER) or (words := _WORD_SHORT_FORMS.get(
+        if table.kind[r] not in (_KIND_NAME, _KIND_IDENTIFIER) or (spelled := _WORD_SHORT_FORMS.get(
                 table.value_bytes(r))) is None:
             continue
-        if any(re.search(rb"(?i)(?<![0-9a-z_])(?:" + b"|".join(words) + rb")(?![0-9a-z_])", facts.table.data)
-               is not None for facts in sources[t]):
+        if any(spelled.search(facts.table.data) is not None for facts in sources[t]):
             keep = np.ones(owner.size, dtype=np.bool_) if keep is None else keep
             keep[n] = False
     return (owner, row) if keep is None else (owner[keep], row[keep])
 
 
-def _ground_list_ordinals(tables: list[FactTable], owner: np.ndarray,
+def _ground_own_numbering(tables: list[FactTable], owner: np.ndarray,
                           row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The (owner, row) pairs left once the numbers of an ordered list's item markers are taken
-    as the items' positions, which assert nothing of the sources: ``1. The deploy failed.`` /
-    ``2. The cache was disabled.`` summarizing an incident note without a digit was refused for
-    ``1`` and ``2`` (stop 66). Only a number that is the marker whole, at its line's start, in
-    a list its neighbours number on (:func:`_list_ordinals`); a number anywhere else in the
-    item is asked as any number is."""
-    keep = None  # (made only for a block with a list: most checks have none)
-    found: dict[int, frozenset[int]] = {}  # (each table's ordinals read once a call)
+    """The (owner, row) pairs left once the numbers by which a block numbers its own items are
+    taken as the items' positions, which assert nothing of the sources: an ordered list's
+    markers (``1. The deploy failed.`` / ``2. The cache was disabled.``, :func:`_list_ordinals`)
+    and its steps' labels (``Step 1: ... Step 2: ...``, :func:`_step_labels`) summarizing an
+    incident note without a digit were refused for ``1`` and ``2`` (stop 66). Only a number
+    that is the marker or label whole, in a sequence its neighbours carry on; a number anywhere
+    else in the item is asked as any number is."""
+    keep = None  # (made only for a block that numbers its items: most checks have none)
+    found: dict[int, frozenset[int]] = {}  # (each table's numbering read once a call)
     for n, (t, r) in enumerate(zip(owner.tolist(), row.tolist())):
         table = tables[t]
         if table.kind[r] != _KIND_NUMBER:
             continue
-        data, start, end = table.data, int(table.start[r]), int(table.end[r])
-        if data[end:end + 1] not in (b".", b")") or not data[start:end].isdigit():
+        data, start = table.data, int(table.start[r])
+        if not data[start:int(table.end[r])].isdigit():
             continue
-        ordinals = found.get(t)
-        if ordinals is None:
-            ordinals = found[t] = _list_ordinals(data)
-        if start in ordinals:
+        numbering = found.get(t)
+        if numbering is None:
+            numbering = found[t] = _list_ordinals(data) | _step_labels(data)
+        if start in numbering:
             keep = np.ones(owner.size, dtype=np.bool_) if keep is None else keep
             keep[n] = False
     return (owner, row) if keep is None else (owner[keep], row[keep])
@@ -17367,7 +17340,8 @@ _ROWS_STATUS_SECTION = re.compile(rb"(Untracked files|Changes not staged for com
 _ROWS_STATUS_SECTIONS = {b"Untracked files": b"untracked", b"Changes not staged for commit": b"unstaged",
                     b"Changes to be committed": b"staged"}
 _ROWS_STATUS_TAG = re.compile(rb"(modified|deleted|new file|renamed):")
-_ROWS_COMMIT_HEADER = re.compile(rb"commit [0-9a-f]{7,40}\b")
+_COMMIT_HEADER = rb"commit ([0-9a-f]{7,40})\b"  # (a default git log record's first line)
+_ROWS_COMMIT_HEADER = re.compile(_COMMIT_HEADER)
 _ROWS_ONELINE_COMMIT = re.compile(rb"(?:\* )?[0-9a-f]{7,40} (?! *$)")
 # (a path: a dot or a slash in it; "12:30:45 INFO" is no hit)
 _ROWS_GREP_HIT = re.compile(rb"([^\s:./]*[./][^\s:]*):[0-9]+:")
@@ -31015,7 +30989,7 @@ def _told_commits_scope(data: bytes, end: int) -> tuple[list[bytes], bool]:
     return [h[1] for h in hits], direct
 
 
-_TOLD_LOG_HEADER = re.compile(rb"(?m)^commit ([0-9a-f]{7,40})\b")
+_TOLD_LOG_HEADER = re.compile(rb"(?m)^" + _COMMIT_HEADER)
 _TOLD_LOG_ONELINE = re.compile(rb"(?m)^(?:\* )?([0-9a-f]{7,40}) (?! *$)")
 # (a digest as a summary writes it: hex, a digit and a letter in it)
 _TOLD_COMMIT_NAME = re.compile(rb"(?<![\w/#.:@-])((?=[0-9a-f]{0,39}[a-f])(?=[0-9a-f]{0,39}[0-9])[0-9a-f]{7,40})(?![\w/-])")
